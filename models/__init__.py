@@ -1,0 +1,1 @@
+"""Build-time model tooling: conversion, export, training (needs the [build] extra)."""

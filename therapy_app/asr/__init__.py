@@ -1,0 +1,1 @@
+"""French speech recognition with Whisper through ONNX Runtime."""

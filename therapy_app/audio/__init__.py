@@ -1,0 +1,1 @@
+"""Audio clips, WAV files, microphone recording and playback."""

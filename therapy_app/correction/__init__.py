@@ -1,0 +1,1 @@
+"""Correction of agrammatic French into grammatical sentences."""

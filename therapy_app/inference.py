@@ -1,0 +1,157 @@
+"""The one place that creates ONNX Runtime sessions and picks execution providers."""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from therapy_app.errors import ModelInvalidError, ModelMissingError
+
+if TYPE_CHECKING:
+    import onnxruntime
+
+_LOGGER = logging.getLogger(__name__)
+
+ENV_PROVIDER = "THERAPY_APP_PROVIDER"  # "auto" (default), "cpu" or "cuda"
+ENV_THREADS = "THERAPY_APP_THREADS"  # intra-op threads per session
+
+CPU = "CPUExecutionProvider"
+CUDA = "CUDAExecutionProvider"
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """What a created session actually runs on.
+
+    Attributes:
+        model: file name of the ONNX graph.
+        requested: providers asked for, in order.
+        active: providers the session reports, first one runs most nodes.
+        threads: intra-op thread count.
+    """
+
+    model: str
+    requested: tuple[str, ...]
+    active: tuple[str, ...]
+    threads: int
+
+    @property
+    def provider(self) -> str:
+        """Short name of the provider that runs the graph: "cuda" or "cpu"."""
+        return "cuda" if self.active and self.active[0] == CUDA else "cpu"
+
+
+_SESSIONS: list[SessionInfo] = []
+
+
+def cuda_driver_present() -> bool:
+    """True when the NVIDIA driver library loads.
+
+    onnxruntime-gpu lists CUDA as available even with no GPU and silently falls
+    back to CPU when asked for it, so the driver itself is probed first.
+    """
+    name = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
+    try:
+        ctypes.CDLL(name)
+    except OSError:
+        return False
+    return True
+
+
+def requested_providers(preference: str | None = None) -> list[str]:
+    """Providers to ask for, from an explicit preference or the environment.
+
+    Args:
+        preference: "auto", "cpu" or "cuda"; None reads ``THERAPY_APP_PROVIDER``.
+    """
+    choice = (preference or os.environ.get(ENV_PROVIDER) or "auto").strip().lower()
+    if choice not in {"auto", "cpu", "cuda"}:
+        _LOGGER.warning("Unknown %s=%r, using auto", ENV_PROVIDER, choice)
+        choice = "auto"
+    if choice == "cpu":
+        return [CPU]
+    import onnxruntime as ort
+
+    if CUDA not in ort.get_available_providers():
+        if choice == "cuda":
+            _LOGGER.warning("CUDA requested but this onnxruntime build has no CUDA provider")
+        return [CPU]
+    if not cuda_driver_present():
+        if choice == "cuda":
+            _LOGGER.warning("CUDA requested but no NVIDIA driver was found; using CPU")
+        return [CPU]
+    preload = getattr(ort, "preload_dlls", None)
+    if preload is not None:
+        try:
+            preload()  # CUDA/cuDNN from pip wheels must be loaded before the session
+        except Exception as exc:  # noqa: BLE001 - any failure means "no usable CUDA"
+            _LOGGER.warning("Could not preload CUDA libraries: %s", exc)
+    return [CUDA, CPU]
+
+
+def default_threads() -> int:
+    """Intra-op threads: ``THERAPY_APP_THREADS`` or the core count capped at 4."""
+    env = os.environ.get(ENV_THREADS)
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def create_session(
+    path: Path, *, provider: str | None = None, threads: int | None = None
+) -> onnxruntime.InferenceSession:
+    """Create an inference session on the best working provider.
+
+    Args:
+        path: the ``.onnx`` file.
+        provider: "auto", "cpu" or "cuda"; None reads the environment.
+        threads: intra-op threads; None uses :func:`default_threads`.
+
+    Returns:
+        The session. What it really runs on is logged and kept for ``doctor``.
+
+    Raises:
+        ModelMissingError: the file does not exist.
+        ModelInvalidError: ONNX Runtime cannot load it.
+    """
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise ModelMissingError(
+            "Un fichier de modèle est introuvable.",
+            "Lancez « therapy-app build-models ».",
+            f"missing ONNX file: {path}",
+        )
+    n_threads = threads or default_threads()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = n_threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Busy-waiting threads steal the only cores from the UI and audio threads.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    wanted = requested_providers(provider)
+    try:
+        session = ort.InferenceSession(str(path), sess_options=options, providers=wanted)
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise ModelInvalidError(
+            "Un fichier de modèle est illisible.",
+            "Reconstruisez les modèles avec « therapy-app build-models ».",
+            f"cannot load {path}: {exc}",
+        ) from exc
+    info = SessionInfo(path.name, tuple(wanted), tuple(session.get_providers()), n_threads)
+    if CUDA in wanted and info.provider != "cuda":
+        _LOGGER.warning("%s: CUDA was requested but the session runs on CPU", path.name)
+    _LOGGER.info("%s runs on %s (%d threads)", path.name, info.active[0], n_threads)
+    _SESSIONS.append(info)
+    return session
+
+
+def created_sessions() -> list[SessionInfo]:
+    """Sessions created so far in this process, for diagnostics."""
+    return list(_SESSIONS)

@@ -1,0 +1,154 @@
+"""Finds installed model folders and validates their sidecar ``model.json``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from therapy_app import paths
+from therapy_app.errors import ModelInvalidError, ModelMissingError
+
+_LOGGER = logging.getLogger(__name__)
+
+SIDECAR = "model.json"
+
+# Model folder names and the French description / command used when one is missing.
+ASR_MODEL = "whisper-base"
+VAD_MODEL = "silero-vad"
+CORRECTOR_MODEL = "corrector-fr"
+
+_DESCRIPTIONS = {
+    ASR_MODEL: "le modèle de reconnaissance vocale (Whisper base)",
+    VAD_MODEL: "le détecteur de parole (Silero VAD)",
+    CORRECTOR_MODEL: "le modèle de correction des phrases",
+}
+BUILD_COMMAND = "therapy-app build-models"
+
+
+@dataclass(frozen=True)
+class ModelBundle:
+    """A model folder and its parsed sidecar.
+
+    Attributes:
+        name: folder name, e.g. ``whisper-base``.
+        directory: absolute path of the folder.
+        meta: the parsed ``model.json``.
+    """
+
+    name: str
+    directory: Path
+    meta: dict[str, Any] = field(repr=False)
+
+    def file(self, role: str) -> Path:
+        """Path of the file registered under ``role`` in the sidecar's ``files``."""
+        try:
+            entry = self.meta["files"][role]
+        except KeyError as exc:
+            raise ModelInvalidError(
+                f"Le modèle « {self.name} » est incomplet.",
+                f"Reconstruisez-le avec « {BUILD_COMMAND} ».",
+                f"{self.directory / SIDECAR} has no file role {role!r}",
+            ) from exc
+        return self.directory / entry["path"]
+
+    def verify(self) -> list[str]:
+        """Check every registered file's size and sha256; returns the problems found."""
+        problems = []
+        for role, entry in self.meta.get("files", {}).items():
+            path = self.directory / entry["path"]
+            if not path.is_file():
+                problems.append(f"{role}: missing {path.name}")
+                continue
+            if "bytes" in entry and path.stat().st_size != entry["bytes"]:
+                problems.append(f"{role}: size differs for {path.name}")
+                continue
+            if "sha256" in entry and sha256_file(path) != entry["sha256"]:
+                problems.append(f"{role}: sha256 differs for {path.name}")
+        return problems
+
+
+def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
+    """Hex sha256 of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def search_dirs() -> list[Path]:
+    """Folders searched for model folders, in priority order.
+
+    The environment override comes first, then a frozen installer bundle, then
+    the project's build folder, then models shipped with the resources.
+    """
+    dirs: list[Path] = []
+    override = os.environ.get(paths.ENV_MODELS_DIR)
+    if override:
+        dirs.append(Path(override))
+    bundle = paths.bundle_root()
+    if bundle is not None:
+        dirs.append(bundle / "models")
+    dirs.append(paths.build_models_dir())
+    dirs.append(paths.resources_dir() / "models")
+    return dirs
+
+
+def find_model(name: str) -> Path | None:
+    """The first folder named ``name`` holding a sidecar, or None."""
+    for base in search_dirs():
+        candidate = base / name
+        if (candidate / SIDECAR).is_file():
+            return candidate
+    return None
+
+
+def load_model(name: str) -> ModelBundle:
+    """Resolve and parse a model folder.
+
+    Raises:
+        ModelMissingError: no folder found; the message names the build command.
+        ModelInvalidError: the sidecar cannot be read.
+    """
+    directory = find_model(name)
+    if directory is None:
+        what = _DESCRIPTIONS.get(name, f"le modèle « {name} »")
+        searched = ", ".join(str(d) for d in search_dirs())
+        raise ModelMissingError(
+            f"Il manque {what}.",
+            f"Pour l'installer, lancez : {BUILD_COMMAND}",
+            f"model {name!r} not found in: {searched}",
+        )
+    try:
+        meta = json.loads((directory / SIDECAR).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelInvalidError(
+            f"Le modèle « {name} » est endommagé.",
+            f"Reconstruisez-le avec « {BUILD_COMMAND} ».",
+            f"unreadable sidecar in {directory}: {exc}",
+        ) from exc
+    _LOGGER.debug("model %s found in %s", name, directory)
+    return ModelBundle(name, directory, meta)
+
+
+def write_sidecar(directory: Path, meta: dict[str, Any]) -> Path:
+    """Write ``model.json`` atomically (used by the build scripts)."""
+    target = directory / SIDECAR
+    tmp = target.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, target)
+    return target
+
+
+def file_entry(directory: Path, path: Path) -> dict[str, Any]:
+    """Sidecar ``files`` entry (relative path, size, sha256) for a built file."""
+    return {
+        "path": str(path.relative_to(directory)),
+        "bytes": path.stat().st_size,
+        "sha256": sha256_file(path),
+    }

@@ -1,0 +1,1 @@
+"""SQLite session store: patients, sessions, attempts, metrics."""

@@ -1,0 +1,1 @@
+"""French text-to-speech (SVOX Pico, espeak-ng fallback)."""

@@ -1,0 +1,1 @@
+"""Voice activity detection with Silero VAD through ONNX Runtime."""
