@@ -1,1 +1,58 @@
 """SQLite session store: patients, sessions, attempts, metrics."""
+
+from therapy_app.storage.errors import (
+    AccountError,
+    AccountLockedError,
+    DatabaseCorruptError,
+    DatabaseVersionError,
+    StorageError,
+    StorageUnavailableError,
+)
+from therapy_app.storage.metrics import AttemptMetrics
+from therapy_app.storage.queries import EXPORT_COLUMNS
+from therapy_app.storage.records import (
+    EXERCISE_KINDS,
+    METRIC_NAMES,
+    TRANSCRIPT_FIELDS,
+    Attempt,
+    AttemptRecord,
+    Candidate,
+    Exercise,
+    Patient,
+    ProgressPoint,
+    SessionSummary,
+    StepTimings,
+    TherapySession,
+    TranscriptEdit,
+)
+from therapy_app.storage.recordings import SavedRecording, save_recording
+from therapy_app.storage.repository import SessionRepository
+from therapy_app.storage.schema import SCHEMA_VERSION
+
+__all__ = [
+    "EXERCISE_KINDS",
+    "EXPORT_COLUMNS",
+    "METRIC_NAMES",
+    "SCHEMA_VERSION",
+    "TRANSCRIPT_FIELDS",
+    "AccountError",
+    "AccountLockedError",
+    "Attempt",
+    "AttemptMetrics",
+    "AttemptRecord",
+    "Candidate",
+    "DatabaseCorruptError",
+    "DatabaseVersionError",
+    "Exercise",
+    "Patient",
+    "ProgressPoint",
+    "SavedRecording",
+    "SessionRepository",
+    "SessionSummary",
+    "StepTimings",
+    "StorageError",
+    "StorageUnavailableError",
+    "TherapySession",
+    "TranscriptEdit",
+    "save_recording",
+]

@@ -1,0 +1,129 @@
+"""Opening the SQLite file with the app's settings, and the write transaction helper."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
+
+from sqlite_utils import Database
+
+from therapy_app.storage.errors import translate_sqlite_error
+
+_LOGGER = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5_000
+"""How long a writer waits for another connection's lock before giving up."""
+
+
+def connect(path: Path) -> Database:
+    """Open ``path`` (created if missing) with the per-connection settings.
+
+    Settings: WAL journal (kept in the file, so readers never block the
+    writer), ``foreign_keys=ON`` (SQLite forgets it for every new
+    connection), a busy timeout, and ``synchronous=FULL`` so that a committed
+    attempt survives a power cut too, not only a crash of the app.
+
+    The connection may be used from another thread than the one that opened
+    it (the GUI's database worker); the repository serialises access.
+
+    Raises:
+        StorageUnavailableError: the file cannot be opened (permissions, missing folder...).
+        DatabaseCorruptError: the file is not a database.
+    """
+    try:
+        # isolation_level=None: no implicit BEGIN from the driver; every write
+        # goes through transaction() (or sqlite-utils' atomic()) explicitly.
+        conn = sqlite3.connect(
+            str(path),
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+    except sqlite3.Error as exc:
+        raise_translated(exc, f"opening {path}")
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            # Happens on file systems without shared memory (some network
+            # shares); the app still works, only with readers blocking writers.
+            _LOGGER.warning("WAL not available for %s, journal_mode=%s", path, mode)
+        conn.execute("PRAGMA synchronous = FULL")
+        return Database(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise_translated(exc, f"configuring {path}")
+
+
+def raise_translated(exc: sqlite3.Error, action: str) -> NoReturn:
+    """Raise the French StorageError for ``exc``, or ``exc`` itself if it is a bug."""
+    translated = translate_sqlite_error(exc, action)
+    if translated is exc:
+        raise exc
+    raise translated from exc
+
+
+@contextlib.contextmanager
+def transaction(db: Database, action: str = "writing") -> Iterator[Database]:
+    """One write transaction: commit on success, roll back on any exception.
+
+    Starts with ``BEGIN IMMEDIATE`` so the write lock is taken up front: a
+    deferred transaction that reads then writes can fail with SQLITE_BUSY at
+    once, without waiting, when another connection wrote in between. Nested
+    use becomes a savepoint.
+
+    Args:
+        db: an open database.
+        action: English words for logs and error details ("adding an attempt").
+
+    Raises:
+        StorageError: the environment failed (locked, disk full, read-only...).
+        sqlite3.Error: any other SQLite error, which means a bug of ours.
+    """
+    conn = db.conn
+    if conn.in_transaction:
+        name = f"sp_{id(conn)}_{action.replace(' ', '_')}"[:60]
+        conn.execute(f'SAVEPOINT "{name}"')
+        try:
+            yield db
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute(f'ROLLBACK TO "{name}"')
+                conn.execute(f'RELEASE "{name}"')
+            raise
+        else:
+            conn.execute(f'RELEASE "{name}"')
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise_translated(exc, action)
+    try:
+        yield db
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        _rollback(conn)
+        raise_translated(exc, action)
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            # The failed statement may already have ended the transaction.
+            _LOGGER.exception("rollback failed")
+
+
+def integrity_check(db: Database) -> list[str]:
+    """``PRAGMA integrity_check`` lines: ``["ok"]`` for a sound file."""
+    return [row[0] for row in db.execute("PRAGMA integrity_check").fetchall()]
+

@@ -1,0 +1,243 @@
+"""Typed records that cross the storage boundary: patients, sessions, attempts, summaries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+from therapy_app.storage.metrics import AttemptMetrics
+
+ExerciseKind = Literal["free_speech", "repetition", "completion"]
+EXERCISE_KINDS: tuple[str, ...] = ("free_speech", "repetition", "completion")
+
+TranscriptField = Literal["transcript", "repetition_transcript"]
+TRANSCRIPT_FIELDS: tuple[str, ...] = ("transcript", "repetition_transcript")
+
+MetricName = Literal[
+    "word_count",
+    "function_word_ratio",
+    "verb_count",
+    "words_per_minute",
+    "pause_ratio",
+    "wer",
+    "accuracy",
+    "target_score",
+    "success_rate",
+]
+METRIC_NAMES: tuple[str, ...] = (
+    "word_count",
+    "function_word_ratio",
+    "verb_count",
+    "words_per_minute",
+    "pause_ratio",
+    "wer",
+    "accuracy",
+    "target_score",
+    "success_rate",
+)
+
+
+@dataclass(frozen=True)
+class Patient:
+    """A person practising with the app.
+
+    Attributes:
+        id: database id; also names the patient's recordings folder.
+        display_name: name shown in the UI.
+        initials: one to three letters for the avatar.
+        avatar_colour: "#rrggbb".
+        created_at: UTC time the patient was added.
+    """
+
+    id: int
+    display_name: str
+    initials: str
+    avatar_colour: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """An exercise in the catalogue (three are created with the database)."""
+
+    id: int
+    kind: ExerciseKind
+    title: str
+    level: int
+
+
+@dataclass(frozen=True)
+class TherapySession:
+    """One sitting of one exercise kind by one patient; ``ended_at`` None while open."""
+
+    id: int
+    patient_id: int
+    exercise_kind: ExerciseKind
+    exercise_id: int | None
+    started_at: datetime
+    ended_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A corrected sentence proposed to the patient, with its score (higher is better)."""
+
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class StepTimings:
+    """Seconds spent in each engine for one attempt (None when the step did not run)."""
+
+    asr_s: float | None = None
+    correct_s: float | None = None
+    tts_s: float | None = None
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """Everything known about one attempt when it is complete, as given to ``add_attempt``.
+
+    Attributes:
+        session_id: the session it belongs to.
+        kind: the exercise kind it was made in.
+        raw_transcript: the ASR transcript of the patient's utterance (kept forever;
+            edits are stored beside it).
+        target_text: the sentence or word expected (repetition, completion).
+        recording_path: recording path relative to the data dir (POSIX); filled by
+            ``add_attempt`` when it is given the clip.
+        recording_sha256: hex digest of the recording file.
+        duration_s: recording duration in seconds.
+        token_logprobs: per-token log-probabilities of the ASR output.
+        avg_logprob: mean token log-probability.
+        correction_best: the corrector's best sentence.
+        correction_alternatives: other proposals, best first.
+        chosen_sentence: the sentence the patient chose (free speech loop).
+        repetition_transcript: ASR transcript of the patient repeating it.
+        target_score: ASR score of the target given the audio (higher is better).
+        target_logprob: log-probability of the target given the audio.
+        success: the caller's verdict; None lets storage derive it from accuracy
+            (``metrics.SUCCESS_ACCURACY``).
+        cue_level: cueing help given (0 = none).
+        timings: engine timings.
+        provider: onnxruntime execution provider that ran ("CPUExecutionProvider").
+        model_versions: model name -> version.
+        pause_ratio: share of the recording that is pause (VAD), in [0, 1].
+        created_at: UTC time; None means now.
+    """
+
+    session_id: int
+    kind: ExerciseKind
+    raw_transcript: str = ""
+    target_text: str | None = None
+    recording_path: str | None = None
+    recording_sha256: str | None = None
+    duration_s: float | None = None
+    token_logprobs: list[float] | None = None
+    avg_logprob: float | None = None
+    correction_best: str | None = None
+    correction_alternatives: list[Candidate] = field(default_factory=list)
+    chosen_sentence: str | None = None
+    repetition_transcript: str | None = None
+    target_score: float | None = None
+    target_logprob: float | None = None
+    success: bool | None = None
+    cue_level: int | None = None
+    timings: StepTimings | None = None
+    provider: str | None = None
+    model_versions: dict[str, str] = field(default_factory=dict)
+    pause_ratio: float | None = None
+    created_at: datetime | None = None
+
+    @property
+    def reference(self) -> str | None:
+        """What the patient was asked to say: the target, else the chosen sentence."""
+        return self.target_text if self.target_text is not None else self.chosen_sentence
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A stored attempt: the original record, therapist edits and computed metrics.
+
+    Attributes:
+        id: database id.
+        record: as given to ``add_attempt`` (original transcripts, never modified).
+        created_at: UTC time.
+        edited_transcript: the therapist's correction of the transcript, if any.
+        edited_repetition_transcript: same for the repetition transcript.
+        success: stored verdict (given or derived).
+        metrics: metrics of the current (edited if edited) transcripts.
+    """
+
+    id: int
+    record: AttemptRecord
+    created_at: datetime
+    edited_transcript: str | None
+    edited_repetition_transcript: str | None
+    success: bool | None
+    metrics: AttemptMetrics
+
+    @property
+    def transcript(self) -> str:
+        """The transcript in force: the edit if there is one, else the ASR text."""
+        if self.edited_transcript is not None:
+            return self.edited_transcript
+        return self.record.raw_transcript
+
+    @property
+    def repetition_transcript(self) -> str | None:
+        """The repetition transcript in force (edit first)."""
+        if self.edited_repetition_transcript is not None:
+            return self.edited_repetition_transcript
+        return self.record.repetition_transcript
+
+
+@dataclass(frozen=True)
+class TranscriptEdit:
+    """One audited change of a transcript by a therapist."""
+
+    id: int
+    attempt_id: int
+    field: TranscriptField
+    old_text: str | None
+    new_text: str
+    editor: str
+    edited_at: datetime
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """One line of a patient's history. Means are over the session's attempts
+    where the metric is defined; None when none is.
+
+    Attributes:
+        success_rate: successes / attempts with a verdict.
+        mean_word_count: the session's mean length of utterance in words.
+    """
+
+    session_id: int
+    started_at: datetime
+    ended_at: datetime | None
+    exercise_kind: ExerciseKind
+    attempt_count: int
+    success_count: int
+    success_rate: float | None
+    mean_word_count: float | None
+    mean_function_word_ratio: float | None
+    mean_verb_count: float | None
+    mean_words_per_minute: float | None
+    mean_pause_ratio: float | None
+    mean_wer: float | None
+    mean_accuracy: float | None
+
+
+@dataclass(frozen=True)
+class ProgressPoint:
+    """A metric's session mean, for a progress chart."""
+
+    session_id: int
+    started_at: datetime
+    value: float
+    attempt_count: int

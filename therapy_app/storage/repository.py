@@ -1,0 +1,505 @@
+"""SessionRepository: the one API through which the GUI and the CLI read and write data."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import sqlite3
+import threading
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlite_utils import Database
+
+from therapy_app.audio.clip import AudioClip
+from therapy_app.paths import ensure_dir, user_data_dir
+from therapy_app.storage import passwords, queries, rows
+from therapy_app.storage.database import connect, integrity_check, raise_translated, transaction
+from therapy_app.storage.errors import AccountError, AccountLockedError, translate_os_error
+from therapy_app.storage.metrics import SUCCESS_ACCURACY, AttemptMetrics, attempt_metrics
+from therapy_app.storage.records import (
+    EXERCISE_KINDS,
+    TRANSCRIPT_FIELDS,
+    Attempt,
+    AttemptRecord,
+    Exercise,
+    Patient,
+    ProgressPoint,
+    SessionSummary,
+    TherapySession,
+    TranscriptEdit,
+)
+from therapy_app.storage.recordings import (
+    SavedRecording,
+    file_sha256,
+    recording_file,
+    remove_recording,
+    save_recording,
+)
+from therapy_app.storage.schema import migrate
+
+_LOGGER = logging.getLogger(__name__)
+
+DB_FILENAME = "therapy_app.sqlite3"
+MIN_PASSWORD_LENGTH = 8
+AVATAR_COLOURS = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+_COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _initials(name: str) -> str:
+    letters = [part[0] for part in re.split(r"[\s\-']+", name.strip()) if part]
+    return "".join(letters[:2]).upper() or "?"
+
+
+class SessionRepository:
+    """Patients, therapist accounts, sessions, attempts and their history.
+
+    Opening migrates the database to the current schema. One connection,
+    guarded by a lock, so the object may be shared with a database worker
+    thread. Every write is one transaction.
+
+    Args:
+        data_dir: folder for the database and recordings (default
+            ``paths.user_data_dir()``, i.e. ``THERAPY_APP_DATA_DIR`` in tests).
+        db_path: database file (default ``<data_dir>/therapy_app.sqlite3``).
+        clock: returns the current aware UTC time (tests pass a fake one).
+
+    Raises:
+        DatabaseVersionError: the database comes from a newer release.
+        StorageError: the folder or the file cannot be used.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path | None = None,
+        *,
+        db_path: Path | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+    ) -> None:
+        self.data_dir = Path(data_dir) if data_dir is not None else user_data_dir()
+        self.db_path = Path(db_path) if db_path is not None else self.data_dir / DB_FILENAME
+        self._clock = clock
+        self._lock = threading.RLock()
+        try:
+            ensure_dir(self.db_path.parent)
+        except OSError as exc:
+            raise translate_os_error(exc, f"creating {self.db_path.parent}") from exc
+        self._db: Database = connect(self.db_path)
+        try:
+            with self._reading("migrating"):
+                self.schema_version = migrate(self._db)
+        except BaseException:
+            self._db.close()
+            raise
+
+    # -- plumbing ---------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection (the WAL is checkpointed by SQLite)."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> SessionRepository:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def transaction(self, action: str = "writing") -> Iterator[None]:
+        """Group several repository writes into one transaction (nested calls join it)."""
+        with self._lock, transaction(self._db, action):
+            yield
+
+    @contextlib.contextmanager
+    def _reading(self, action: str) -> Iterator[None]:
+        with self._lock:
+            try:
+                yield
+            except sqlite3.Error as exc:
+                raise_translated(exc, action)
+
+    def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        return queries.fetch_all(self._db, sql, params)
+
+    def _fetch_one(self, sql: str, params: tuple[Any, ...], what: str) -> sqlite3.Row:
+        found = self._fetch(sql, params)
+        if not found:
+            raise KeyError(f"no {what} with id {params[0]!r}")
+        return found[0]
+
+    def integrity_check(self) -> list[str]:
+        """``PRAGMA integrity_check`` result lines (``["ok"]`` when sound)."""
+        with self._reading("checking integrity"):
+            return integrity_check(self._db)
+
+    # -- patients ---------------------------------------------------------------
+
+    def create_patient(
+        self, display_name: str, *, initials: str | None = None, avatar_colour: str | None = None
+    ) -> Patient:
+        """Add a patient; initials and colour are derived from the name when not given."""
+        name = display_name.strip()
+        if not name:
+            raise ValueError("display_name must not be empty")
+        colour = avatar_colour or AVATAR_COLOURS[zlib.crc32(name.encode()) % len(AVATAR_COLOURS)]
+        if not _COLOUR_RE.match(colour):
+            raise ValueError(f"avatar_colour must be #rrggbb, got {colour!r}")
+        with self.transaction("creating a patient"):
+            new_id = self._db.execute(
+                "INSERT INTO patients (display_name, initials, avatar_colour, created_at)"
+                " VALUES (?, ?, ?, ?)",
+                (name, (initials or _initials(name))[:3], colour, rows.to_db_time(self._clock())),
+            ).lastrowid
+        return self.get_patient(int(new_id))  # type: ignore[arg-type]
+
+    def get_patient(self, patient_id: int) -> Patient:
+        """Raises KeyError for an unknown id."""
+        with self._reading("reading a patient"):
+            return rows.patient_from_row(
+                self._fetch_one("SELECT * FROM patients WHERE id = ?", (patient_id,), "patient")
+            )
+
+    def list_patients(self) -> list[Patient]:
+        """All patients by name."""
+        with self._reading("listing patients"):
+            found = self._fetch("SELECT * FROM patients ORDER BY display_name COLLATE NOCASE, id")
+            return [rows.patient_from_row(r) for r in found]
+
+    # -- therapist accounts -----------------------------------------------------
+
+    def has_therapist(self) -> bool:
+        """False on first run: the GUI then asks to create the therapist account."""
+        with self._reading("checking accounts"):
+            return bool(self._fetch("SELECT 1 FROM therapists LIMIT 1"))
+
+    def create_therapist(self, username: str, password: str) -> None:
+        """Create an account with an scrypt-hashed password.
+
+        Raises:
+            AccountError: empty or taken username, password shorter than 8 characters.
+        """
+        name = username.strip()
+        if not name:
+            raise AccountError("Le nom d'utilisateur est vide.", "Saisissez un nom.")
+        if len(password) < MIN_PASSWORD_LENGTH:
+            raise AccountError(
+                "Le mot de passe est trop court.",
+                f"Choisissez au moins {MIN_PASSWORD_LENGTH} caractères.",
+            )
+        hashed = passwords.hash_password(password)
+        try:
+            with self.transaction("creating a therapist"):
+                self._db.execute(
+                    "INSERT INTO therapists (username, password_hash, password_salt, scrypt_n,"
+                    " scrypt_r, scrypt_p, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (name, hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p,
+                     rows.to_db_time(self._clock())),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise AccountError(
+                "Ce nom d'utilisateur existe déjà.", "Choisissez-en un autre.", str(exc)
+            ) from exc
+
+    def verify_therapist(self, username: str, password: str) -> bool:
+        """Check a password; count failures and lock the account after too many.
+
+        Returns:
+            True for the right password (the failure count is reset), False for a
+            wrong one or an unknown username.
+
+        Raises:
+            AccountLockedError: the account is locked, or this failure locked it.
+        """
+        with self._reading("reading a therapist"):
+            found = self._fetch(
+                "SELECT * FROM therapists WHERE username = ?", (username.strip(),)
+            )
+        if not found:
+            passwords.burn_time(password)
+            return False
+        row, now = found[0], self._clock()
+        locked_until = rows.from_db_time(row["locked_until"])
+        if locked_until is not None and now < locked_until:
+            raise AccountLockedError(row["username"], locked_until)
+        stored = passwords.PasswordHash(
+            row["password_hash"], row["password_salt"],
+            row["scrypt_n"], row["scrypt_r"], row["scrypt_p"],
+        )
+        if passwords.check_password(password, stored):
+            with self.transaction("resetting failures"):
+                self._db.execute(
+                    "UPDATE therapists SET failed_attempts = 0, locked_until = NULL WHERE id = ?",
+                    (row["id"],),
+                )
+            return True
+        with self.transaction("counting a failure"):
+            # Increment in SQL so two windows failing at once both count.
+            self._db.execute(
+                "UPDATE therapists SET failed_attempts = failed_attempts + 1 WHERE id = ?",
+                (row["id"],),
+            )
+            failures = self._fetch(
+                "SELECT failed_attempts FROM therapists WHERE id = ?", (row["id"],)
+            )[0][0]
+            delay = passwords.lock_duration(failures)
+            until = now + delay if delay is not None else None
+            if until is not None:
+                self._db.execute(
+                    "UPDATE therapists SET locked_until = ? WHERE id = ?",
+                    (rows.to_db_time(until), row["id"]),
+                )
+        _LOGGER.warning("wrong password for therapist %r (%d in a row)", username, failures)
+        if until is not None:
+            raise AccountLockedError(row["username"], until)
+        return False
+
+    # -- exercises and sessions -------------------------------------------------
+
+    def list_exercises(self, kind: str | None = None) -> list[Exercise]:
+        """The exercise catalogue, optionally of one kind."""
+        with self._reading("listing exercises"):
+            if kind is None:
+                found = self._fetch("SELECT * FROM exercises ORDER BY level, id")
+            else:
+                found = self._fetch(
+                    "SELECT * FROM exercises WHERE kind = ? ORDER BY level, id", (kind,)
+                )
+            return [rows.exercise_from_row(r) for r in found]
+
+    def start_session(
+        self, patient_id: int, exercise_kind: str, *, exercise_id: int | None = None
+    ) -> TherapySession:
+        """Open a session (ended by :meth:`end_session`)."""
+        if exercise_kind not in EXERCISE_KINDS:
+            raise ValueError(f"unknown exercise kind {exercise_kind!r}")
+        with self.transaction("starting a session"):
+            new_id = self._db.execute(
+                "INSERT INTO sessions (patient_id, exercise_kind, exercise_id, started_at)"
+                " VALUES (?, ?, ?, ?)",
+                (patient_id, exercise_kind, exercise_id, rows.to_db_time(self._clock())),
+            ).lastrowid
+        return self.get_session(int(new_id))  # type: ignore[arg-type]
+
+    def end_session(self, session_id: int) -> TherapySession:
+        """Close a session; closing it again keeps the first end time."""
+        with self.transaction("ending a session"):
+            self._db.execute(
+                "UPDATE sessions SET ended_at = COALESCE(ended_at, ?) WHERE id = ?",
+                (rows.to_db_time(self._clock()), session_id),
+            )
+        return self.get_session(session_id)
+
+    def get_session(self, session_id: int) -> TherapySession:
+        """Raises KeyError for an unknown id."""
+        with self._reading("reading a session"):
+            return rows.session_from_row(
+                self._fetch_one("SELECT * FROM sessions WHERE id = ?", (session_id,), "session")
+            )
+
+    def list_sessions(self, patient_id: int) -> list[TherapySession]:
+        """The patient's sessions, oldest first."""
+        with self._reading("listing sessions"):
+            found = self._fetch(
+                "SELECT * FROM sessions WHERE patient_id = ? ORDER BY started_at, id",
+                (patient_id,),
+            )
+            return [rows.session_from_row(r) for r in found]
+
+    # -- attempts ---------------------------------------------------------------
+
+    def save_recording(self, clip: AudioClip, patient_id: int) -> SavedRecording:
+        """Write a recording into this repository's data dir (see ``recordings``)."""
+        return save_recording(clip, patient_id, data_dir=self.data_dir, when=self._clock())
+
+    def add_attempt(self, record: AttemptRecord, clip: AudioClip | None = None) -> int:
+        """Store one complete attempt, committed before returning.
+
+        With ``clip``, the recording is written (and fsynced) first, then the
+        row in its own transaction: a crash can leave an unreferenced file but
+        never a row pointing to a missing or partial file.
+
+        Returns:
+            The new attempt id.
+
+        Raises:
+            KeyError: unknown session.
+            StorageUnavailableError: disk full, read-only, database locked.
+        """
+        if record.kind not in EXERCISE_KINDS:
+            raise ValueError(f"unknown exercise kind {record.kind!r}")
+        created_at = record.created_at or self._clock()
+        session = self.get_session(record.session_id)
+        saved: SavedRecording | None = None
+        if clip is not None:
+            saved = save_recording(
+                clip, session.patient_id, data_dir=self.data_dir, when=created_at
+            )
+            record = replace(
+                record,
+                recording_path=saved.relative_path,
+                recording_sha256=saved.sha256,
+                duration_s=record.duration_s if record.duration_s is not None else clip.duration,
+            )
+        metrics = self._metrics_for(record, None, None)
+        success, derived = self._success_for(record.success, metrics)
+        columns = rows.attempt_columns(record, created_at, success, derived)
+        columns.update(rows.metrics_columns(metrics))
+        names = ", ".join(columns)
+        marks = ", ".join("?" for _ in columns)
+        try:
+            with self.transaction("adding an attempt"):
+                new_id = self._db.execute(
+                    f"INSERT INTO attempts ({names}) VALUES ({marks})", tuple(columns.values())
+                ).lastrowid
+        except BaseException:
+            if saved is not None:
+                remove_recording(saved.relative_path, self.data_dir)
+            raise
+        return int(new_id)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _metrics_for(
+        record: AttemptRecord, edited: str | None, edited_repetition: str | None
+    ) -> AttemptMetrics:
+        return attempt_metrics(
+            utterance=edited if edited is not None else record.raw_transcript,
+            duration_s=record.duration_s,
+            pause_ratio=record.pause_ratio,
+            reference=record.reference,
+            repetition=(
+                edited_repetition if edited_repetition is not None
+                else record.repetition_transcript
+            ),
+        )
+
+    @staticmethod
+    def _success_for(given: bool | None, metrics: AttemptMetrics) -> tuple[bool | None, bool]:
+        if given is not None or metrics.accuracy is None:
+            return given, False
+        return metrics.accuracy >= SUCCESS_ACCURACY, True
+
+    def get_attempt(self, attempt_id: int) -> Attempt:
+        """Raises KeyError for an unknown id."""
+        with self._reading("reading an attempt"):
+            return rows.attempt_from_row(
+                self._fetch_one("SELECT * FROM attempts WHERE id = ?", (attempt_id,), "attempt")
+            )
+
+    def list_attempts(
+        self, *, session_id: int | None = None, patient_id: int | None = None
+    ) -> list[Attempt]:
+        """Attempts of one session or of one patient (exactly one of the two), oldest first."""
+        if (session_id is None) == (patient_id is None):
+            raise ValueError("give exactly one of session_id or patient_id")
+        with self._reading("listing attempts"):
+            if session_id is not None:
+                found = self._fetch(
+                    "SELECT * FROM attempts WHERE session_id = ? ORDER BY created_at, id",
+                    (session_id,),
+                )
+            else:
+                found = self._fetch(
+                    "SELECT a.* FROM attempts AS a JOIN sessions AS s ON s.id = a.session_id"
+                    " WHERE s.patient_id = ? ORDER BY a.created_at, a.id",
+                    (patient_id,),
+                )
+            return [rows.attempt_from_row(r) for r in found]
+
+    def recording_path(self, attempt: Attempt) -> Path | None:
+        """Absolute path of the attempt's recording, if it has one."""
+        path = attempt.record.recording_path
+        return recording_file(path, self.data_dir) if path else None
+
+    def verify_recording(self, attempt: Attempt) -> bool:
+        """Whether the recording file exists and matches its stored SHA-256."""
+        path = self.recording_path(attempt)
+        if path is None or not path.is_file():
+            return False
+        return file_sha256(path) == attempt.record.recording_sha256
+
+    # -- transcript edits -------------------------------------------------------
+
+    def edit_transcript(self, attempt_id: int, field: str, new_text: str, editor: str) -> Attempt:
+        """Correct a transcript: the ASR original stays, the edit is audited, metrics recomputed.
+
+        Args:
+            attempt_id: the attempt.
+            field: ``"transcript"`` or ``"repetition_transcript"``.
+            new_text: the corrected text.
+            editor: who made the change (therapist username).
+
+        Returns:
+            The updated attempt. An edit that changes nothing is not recorded.
+        """
+        if field not in TRANSCRIPT_FIELDS:
+            raise ValueError(f"field must be one of {TRANSCRIPT_FIELDS}, got {field!r}")
+        if not editor.strip():
+            raise ValueError("editor must not be empty")
+        with self.transaction("editing a transcript"):
+            attempt = self.get_attempt(attempt_id)
+            old = attempt.transcript if field == "transcript" else attempt.repetition_transcript
+            if old == new_text:
+                return attempt
+            edited = new_text if field == "transcript" else attempt.edited_transcript
+            edited_rep = (
+                new_text if field == "repetition_transcript"
+                else attempt.edited_repetition_transcript
+            )
+            metrics = self._metrics_for(attempt.record, edited, edited_rep)
+            success, derived = self._success_for(attempt.record.success, metrics)
+            values = rows.metrics_columns(metrics)
+            values.update(
+                edited_transcript=edited,
+                edited_repetition_transcript=edited_rep,
+                success=rows.to_db_bool(success),
+                success_derived=int(derived),
+            )
+            assignments = ", ".join(f"{name} = ?" for name in values)
+            self._db.execute(
+                f"UPDATE attempts SET {assignments} WHERE id = ?", (*values.values(), attempt_id)
+            )
+            self._db.execute(
+                "INSERT INTO transcript_edits (attempt_id, field, old_text, new_text, editor,"
+                " edited_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (attempt_id, field, old, new_text, editor.strip(),
+                 rows.to_db_time(self._clock())),
+            )
+            return self.get_attempt(attempt_id)
+
+    def transcript_edits(self, attempt_id: int) -> list[TranscriptEdit]:
+        """The audit trail of an attempt, oldest first."""
+        with self._reading("listing transcript edits"):
+            found = self._fetch(
+                "SELECT * FROM transcript_edits WHERE attempt_id = ? ORDER BY edited_at, id",
+                (attempt_id,),
+            )
+            return [rows.edit_from_row(r) for r in found]
+
+    # -- history, progress, export ---------------------------------------------
+
+    def session_history(self, patient_id: int) -> list[SessionSummary]:
+        """One summary per session of the patient, newest first."""
+        with self._reading("reading history"):
+            return queries.session_history(self._db, patient_id)
+
+    def progress(
+        self, patient_id: int, metric: str, exercise_kind: str | None = None
+    ) -> list[ProgressPoint]:
+        """Session means of one metric (``records.METRIC_NAMES``) over time, oldest first."""
+        with self._reading("reading progress"):
+            return queries.progress(self._db, patient_id, metric, exercise_kind)
+
+    def export_rows(self, patient_id: int | None = None) -> list[dict[str, Any]]:
+        """Flat rows for a CSV export, keyed by ``queries.EXPORT_COLUMNS``."""
+        with self._reading("exporting"):
+            return queries.export_rows(self._db, patient_id)

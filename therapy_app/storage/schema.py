@@ -1,0 +1,193 @@
+"""Database schema as a list of forward migrations, versioned in ``PRAGMA user_version``.
+
+Migrations are sqlite-utils ``Migrations`` (each runs in its own transaction
+together with its record in ``_sqlite_migrations``). Each one also sets
+``PRAGMA user_version`` to its position, inside the same transaction, so the
+version is readable by any SQLite tool and a database written by a newer
+release can be refused before anything touches it. Never edit a released
+migration: add a new one at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+from therapy_app.storage.errors import DatabaseVersionError
+
+_LOGGER = logging.getLogger(__name__)
+
+MIGRATIONS = Migrations("therapy_app")
+
+
+def _set_version(db: Database, version: int) -> None:
+    # user_version is part of the database header and is transactional.
+    db.execute(f"PRAGMA user_version = {int(version)}")
+
+
+@MIGRATIONS()
+def m001_core_tables(db: Database) -> None:
+    """v1: patients, therapists, exercises, sessions, attempts."""
+    db.executescript(
+        """
+        CREATE TABLE patients (
+            id INTEGER PRIMARY KEY,
+            display_name TEXT NOT NULL,
+            initials TEXT NOT NULL,
+            avatar_colour TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE therapists (
+            id INTEGER PRIMARY KEY,
+            username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            password_hash BLOB NOT NULL,
+            password_salt BLOB NOT NULL,
+            scrypt_n INTEGER NOT NULL,
+            scrypt_r INTEGER NOT NULL,
+            scrypt_p INTEGER NOT NULL,
+            failed_attempts INTEGER NOT NULL DEFAULT 0,
+            locked_until TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE exercises (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('free_speech', 'repetition', 'completion')),
+            title TEXT NOT NULL,
+            level INTEGER NOT NULL DEFAULT 1
+        );
+        CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY,
+            patient_id INTEGER NOT NULL REFERENCES patients(id),
+            exercise_kind TEXT NOT NULL
+                CHECK (exercise_kind IN ('free_speech', 'repetition', 'completion')),
+            exercise_id INTEGER REFERENCES exercises(id),
+            started_at TEXT NOT NULL,
+            ended_at TEXT
+        );
+        CREATE TABLE attempts (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            created_at TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('free_speech', 'repetition', 'completion')),
+            target_text TEXT,
+            recording_path TEXT,
+            recording_sha256 TEXT,
+            duration_s REAL,
+            raw_transcript TEXT NOT NULL DEFAULT '',
+            token_logprobs TEXT,
+            avg_logprob REAL,
+            correction_best TEXT,
+            correction_alternatives TEXT,
+            chosen_sentence TEXT,
+            repetition_transcript TEXT,
+            wer REAL,
+            accuracy REAL,
+            target_score REAL,
+            target_logprob REAL,
+            success INTEGER CHECK (success IN (0, 1)),
+            success_derived INTEGER NOT NULL DEFAULT 0,
+            cue_level INTEGER,
+            timings TEXT,
+            provider TEXT,
+            model_versions TEXT,
+            pause_ratio REAL,
+            word_count INTEGER NOT NULL DEFAULT 0,
+            function_word_ratio REAL,
+            verb_count INTEGER NOT NULL DEFAULT 0,
+            words_per_minute REAL
+        );
+        INSERT INTO exercises (kind, title, level) VALUES
+            ('free_speech', 'Parole libre', 1),
+            ('repetition', 'Répétition de phrases', 1),
+            ('completion', 'Complétion de phrases', 1);
+        """
+    )
+    _set_version(db, 1)
+
+
+@MIGRATIONS()
+def m002_transcript_edits_and_indexes(db: Database) -> None:
+    """v2: therapist edits beside the original transcripts, audit table, query indexes."""
+    attempts = db.table("attempts")
+    attempts.add_column("edited_transcript", str)
+    attempts.add_column("edited_repetition_transcript", str)
+    db.execute(
+        """
+        CREATE TABLE transcript_edits (
+            id INTEGER PRIMARY KEY,
+            attempt_id INTEGER NOT NULL REFERENCES attempts(id),
+            field TEXT NOT NULL CHECK (field IN ('transcript', 'repetition_transcript')),
+            old_text TEXT,
+            new_text TEXT NOT NULL,
+            editor TEXT NOT NULL,
+            edited_at TEXT NOT NULL
+        )
+        """
+    )
+    # History and progress walk patient -> sessions -> attempts; without these
+    # each lookup scans a whole table (seconds at 100k attempts).
+    db.table("sessions").create_index(["patient_id", "started_at"], "idx_sessions_patient")
+    db.table("attempts").create_index(["session_id", "created_at"], "idx_attempts_session")
+    db.table("transcript_edits").create_index(["attempt_id"], "idx_transcript_edits_attempt")
+    _set_version(db, 2)
+
+
+SCHEMA_VERSION = len(MIGRATIONS._migrations)  # noqa: SLF001 - no public count in sqlite-utils
+"""The version this code writes; a database with a higher ``user_version`` is refused."""
+
+MIGRATION_NAMES: tuple[str, ...] = tuple(m.name for m in MIGRATIONS._migrations)  # noqa: SLF001
+
+
+def schema_version(db: Database) -> int:
+    """The database's ``PRAGMA user_version`` (0 for a new file)."""
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_not_newer(db: Database) -> int:
+    """Refuse a database written by a newer release, before changing anything.
+
+    Returns:
+        The database's current schema version.
+
+    Raises:
+        DatabaseVersionError: its version is above ``SCHEMA_VERSION`` or it
+            records migrations this code does not know.
+    """
+    found = schema_version(db)
+    if found > SCHEMA_VERSION:
+        raise DatabaseVersionError(found, SCHEMA_VERSION)
+    unknown = [m.name for m in MIGRATIONS.applied(db) if m.name not in MIGRATION_NAMES]
+    if unknown:
+        _LOGGER.error("database records unknown migrations %s", unknown)
+        raise DatabaseVersionError(max(found, SCHEMA_VERSION + 1), SCHEMA_VERSION)
+    return found
+
+
+def migrate(db: Database, *, stop_before: str | None = None) -> int:
+    """Bring the database up to ``SCHEMA_VERSION`` (or to just before ``stop_before``).
+
+    Args:
+        db: an open database (see ``database.open_database``).
+        stop_before: name of a migration not to apply, with those after it;
+            tests use it to build old schema versions.
+
+    Returns:
+        The schema version after migrating.
+
+    Raises:
+        DatabaseVersionError: the database is newer than this code.
+    """
+    before = check_not_newer(db)
+    pending = [m.name for m in MIGRATIONS.pending(db)]
+    if pending and (stop_before is None or pending[0] != stop_before):
+        _LOGGER.info("migrating database from v%d: %s", before, ", ".join(pending))
+    MIGRATIONS.apply(db, stop_before=stop_before)
+    after = schema_version(db)
+    applied = len(MIGRATIONS.applied(db))
+    if applied != after:
+        # Someone changed user_version by hand; the migrations table is what
+        # decides what runs, so say it rather than guess.
+        _LOGGER.warning("user_version %d but %d migrations recorded", after, applied)
+    return after
