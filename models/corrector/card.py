@@ -1,0 +1,184 @@
+"""Writes the corrector's MODEL_CARD.md from its sidecar and the benchmark results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+CARD = "MODEL_CARD.md"
+BENCHMARK_RESULTS = (
+    Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "correction.json"
+)
+
+_INTENDED_USE = """\
+## Intended use
+Rewrites what a French speaker with Broca's (non-fluent, agrammatic) aphasia said
+— as transcribed by the speech recogniser: lowercase, no punctuation — into the
+grammatical sentence they most likely meant, so the app can show it, speak it and
+let the patient practise it ("moi aller boulangerie hier" → "Je suis allé à la
+boulangerie hier."). Up to three alternatives are offered because the intended
+tense, gender or number is often ambiguous. It is a practice aid: the therapist
+or the patient confirms the sentence. It is not a diagnostic tool and must not
+be used to grade a patient automatically.
+"""
+
+_LIMITATIONS = """\
+## Limitations
+- Trained only on synthetic pairs: grammatical sentences degraded by rules
+  (omissions, infinitives, tonic pronouns, agreement errors, paraphasias, fillers,
+  ASR confusions). Real aphasic speech is more varied; the hand-written set below
+  is the closest check we have, and it is small.
+- Ambiguity is resolved by corpus frequency: masculine singular, present or
+  passé composé are favoured; check the alternatives.
+- Words outside the training vocabulary are copied or mangled (names, rare
+  nouns); heavy paraphasias ("sapeau" for "chapeau") are fixed only when the
+  corpus rules produced similar ones.
+- A sentence that is already correct can still be "normalised" (a determiner
+  or tense swapped); the benchmark reports how often.
+- Output is capped in length relative to the input and repeated 4-token
+  sequences are blocked; when no complete sentence comes out, the input is
+  returned capitalised.
+"""
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f} %"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _benchmark_section(meta: dict[str, Any], results_path: Path) -> str:
+    if not results_path.is_file():
+        return "## Evaluation\nNo benchmark results yet: run `python benchmarks/correction.py`.\n"
+    results = json.loads(results_path.read_text(encoding="utf-8"))
+    model_sha = meta["files"]["decoder_step"]["sha256"]
+    if results.get("model", {}).get("decoder_step_sha256") != model_sha:
+        return (
+            "## Evaluation\nThe benchmark results on disk are for another build of the "
+            "model: run `python benchmarks/correction.py` again.\n"
+        )
+    lines = [
+        "## Evaluation",
+        f"`python benchmarks/correction.py` ({results.get('date', '')}, "
+        f"{results.get('threads', 2)} CPU threads). Exact match ignores case and punctuation; "
+        "on the hand-written set any reference counts.",
+        "",
+        "| system | synthetic test EM | synth. chrF | synth. BLEU | hand-written EM "
+        "| hand-written chrF | correct kept unchanged | ms/sentence |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, row in results["systems"].items():
+        synth, hand = row.get("synthetic", {}), row.get("handwritten", {})
+        lines.append(
+            f"| {name} | {_pct(synth.get('exact'))} | {_num(synth.get('chrf'))} | "
+            f"{_num(synth.get('bleu'))} | {_pct(hand.get('exact_any'))} | "
+            f"{_num(hand.get('chrf'))} | {_pct(hand.get('unchanged_rate'))} | "
+            f"{_num(row.get('ms_per_sentence'))} |"
+        )
+    model_row = results["systems"].get("model greedy", {})
+    per_sev = model_row.get("synthetic", {}).get("per_severity", {})
+    if per_sev:
+        lines += [
+            "",
+            "Synthetic test split by severity (model, greedy):",
+            "",
+            "| severity | pairs | EM | chrF |",
+            "|---|---|---|---|",
+        ]
+        for sev, row in sorted(per_sev.items()):
+            lines.append(f"| {sev} | {row['n']} | {_pct(row['exact'])} | {_num(row['chrf'])} |")
+    per_ph = model_row.get("handwritten", {}).get("per_phenomenon", {})
+    if per_ph:
+        lines += [
+            "",
+            "Hand-written set by phenomenon (model, greedy; an item has several):",
+            "",
+            "| phenomenon | items | EM (any ref.) |",
+            "|---|---|---|",
+        ]
+        for name, row in sorted(per_ph.items()):
+            lines.append(f"| {name} | {row['n']} | {_pct(row['exact_any'])} |")
+    notes = results.get("notes")
+    if notes:
+        lines += ["", notes]
+    return "\n".join(lines) + "\n"
+
+
+def render_card(directory: Path, results_path: Path = BENCHMARK_RESULTS) -> str:
+    """The card's Markdown for the model folder ``directory``."""
+    meta = json.loads((directory / "model.json").read_text(encoding="utf-8"))
+    training = meta["training"]
+    model_cfg = training["config"]["model"]
+    corpus = meta["source"]["corpus"]
+    size = sum(entry["bytes"] for entry in meta["files"].values())
+    sources = corpus.get("sources") or []
+    source_lines = [
+        f"- {s.get('name', '?')}: {s.get('licence', s.get('license', '?'))}"
+        + (f" ({s['pairs']} pairs)" if isinstance(s, dict) and "pairs" in s else "")
+        for s in sources
+        if isinstance(s, dict)
+    ] or ["- (no MANIFEST.json was found next to the corpus)"]
+    checks = meta.get("export_checks", {})
+    parity = checks.get("parity", {})
+    val = training.get("validation") or {}
+    parts = [
+        f"# Model card: {meta['name']} ({meta['version']})",
+        "",
+        "French agrammatic-to-grammatical sentence corrector for therapy_app: a small "
+        "transformer encoder–decoder trained from scratch on a synthetic corpus, run "
+        "with ONNX Runtime (encoder graph + decoder-step graph with a self-attention "
+        "KV cache, greedy or beam search). Licence of the model: "
+        f"{meta['licence']}.",
+        "",
+        _INTENDED_USE,
+        "## Model",
+        f"- {training['parameters'] / 1e6:.1f} M parameters: d_model {model_cfg['d_model']}, "
+        f"{model_cfg['n_heads']} heads, {model_cfg['enc_layers']} encoder + "
+        f"{model_cfg['dec_layers']} decoder layers (pre-LN), feed-forward "
+        f"{model_cfg['d_ff']}, shared embeddings, sinusoidal positions.",
+        f"- SentencePiece {training['config']['tokenizer']['model_type']} vocabulary of "
+        f"{model_cfg['vocab_size']} pieces with byte fallback (no unknown token), cased.",
+        f"- Weights shipped as {meta.get('weights', 'fp32')} "
+        f"({size / 1e6:.1f} MB for the folder's model files); ONNX opset "
+        f"{meta['onnx']['opset']}.",
+        f"- Export check against PyTorch: max |Δ log-prob| "
+        f"{parity.get('max_abs_logprob_diff', float('nan')):.1e}, identical greedy output on "
+        f"{parity.get('greedy_equal', '?')}/{parity.get('greedy_total', '?')} sentences; "
+        f"validation exact match fp32 {_pct(checks.get('valid_exact_match_fp32'))}, int8 "
+        f"{_pct(checks.get('valid_exact_match_int8'))} on {checks.get('valid_pairs', '?')} pairs.",
+        "",
+        "## Training data",
+        "Synthetic pairs from the project's corpus generator (`models/corrector/corpus/`): "
+        "grammatical everyday sentences degraded by agrammatism rules at mild, moderate "
+        "and severe levels, plus intact pairs that must come back unchanged. Corpus "
+        f"MANIFEST sha256 `{corpus.get('manifest_sha256')}`. Sentence and lexicon sources "
+        "and their licences, as reported by the corpus manifest:",
+        "",
+        *source_lines,
+        "",
+        "The hand-written evaluation set (`tests/data/aphasia_eval.jsonl`) was never "
+        "used for training or model selection.",
+        "",
+        "## Training",
+        f"- `{' '.join(training['command'])}`",
+        f"- {training['steps']} steps, {training['train_minutes']} min on 2 CPU threads "
+        f"(bf16 autocast), {training['target_tokens_seen'] / 1e6:.2f} M target tokens; "
+        f"AdamW, peak lr {training['config']['lr']}, inverse-sqrt schedule, label smoothing "
+        f"{training['config']['label_smoothing']}.",
+        f"- Validation at the exported step: loss {_num(val.get('val_loss'), 3)}, "
+        f"exact match {_pct(val.get('val_exact'))}.",
+        "",
+        _benchmark_section(meta, results_path),
+        _LIMITATIONS,
+    ]
+    return "\n".join(parts)
+
+
+def write_card(directory: Path, results_path: Path = BENCHMARK_RESULTS) -> Path:
+    """Write ``MODEL_CARD.md`` into the model folder."""
+    path = directory / CARD
+    path.write_text(render_card(directory, results_path), encoding="utf-8")
+    return path

@@ -1,0 +1,371 @@
+"""Exports a trained corrector checkpoint to the shipped ONNX model folder.
+
+Usage::
+
+    python -m models.corrector.export --checkpoint build/corrector/run1/best.pt \
+        --out resources/models/corrector-fr [--quantize auto|int8|none] [--compare-prefix]
+
+Writes ``encoder.onnx``, ``decoder_step.onnx``, ``spm.model``, ``model.json``
+and ``MODEL_CARD.md``. The export is checked against PyTorch (log-prob
+tolerance, identical greedy output) before anything is written to ``--out``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from models.corrector import card  # noqa: E402
+from models.corrector.data import Example, load_split  # noqa: E402
+from models.corrector.graphs import OPSET, export_graphs  # noqa: E402
+from models.corrector.model import ModelConfig, Seq2SeqTransformer, count_parameters  # noqa: E402
+from models.corrector.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, load_tokenizer  # noqa: E402
+from therapy_app import inference  # noqa: E402
+from therapy_app.correction.corrector import FORMAT_VERSION, CorrectorConfig, _OnnxGraphs  # noqa: E402
+from therapy_app.correction.search import SearchOptions, greedy  # noqa: E402
+from therapy_app.model_store import file_entry, sha256_file, write_sidecar  # noqa: E402
+
+_LOGGER = logging.getLogger("models.corrector.export")
+
+MODEL_NAME = "corrector-fr"
+MODEL_LICENCE = "MIT"
+# An int8 model is shipped only if its exact match on validation pairs stays
+# within this many points of the fp32 export.
+INT8_MAX_DROP = 0.01
+LOGPROB_TOLERANCE = 1e-3
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A loaded training checkpoint.
+
+    Attributes:
+        model: fp32 model in eval mode.
+        meta: the JSON saved next to it (config, command, state, corpus hash).
+        tokenizer: path of the run's ``spm.model``.
+    """
+
+    model: Seq2SeqTransformer
+    meta: dict[str, Any]
+    tokenizer: Path
+
+
+def load_checkpoint(path: Path) -> Checkpoint:
+    """Read a ``.pt`` written by ``models.corrector.train``."""
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    meta = payload["meta"]
+    model = Seq2SeqTransformer(ModelConfig.from_dict(meta["config"]["model"]))
+    model.load_state_dict(payload["model"])
+    return Checkpoint(model.float().eval(), meta, path.parent / "spm.model")
+
+
+def _runtime_config(model: Seq2SeqTransformer, meta: dict[str, Any]) -> CorrectorConfig:
+    c = model.config
+    train = meta["config"]
+    return CorrectorConfig(
+        format_version=FORMAT_VERSION,
+        vocab_size=c.vocab_size,
+        pad_id=PAD_ID,
+        unk_id=UNK_ID,
+        bos_id=BOS_ID,
+        eos_id=EOS_ID,
+        dec_layers=c.dec_layers,
+        n_heads=c.n_heads,
+        head_dim=c.head_dim,
+        max_src_tokens=min(c.max_len, 2 * train["max_src_tokens"]) - 1,
+        max_tgt_tokens=min(c.max_len - 1, 2 * train["max_tgt_tokens"]),
+    )
+
+
+def _graphs(directory: Path, config: CorrectorConfig) -> _OnnxGraphs:
+    encoder = inference.create_session(directory / "encoder.onnx", provider="cpu", threads=2)
+    decoder = inference.create_session(directory / "decoder_step.onnx", provider="cpu", threads=2)
+    return _OnnxGraphs(encoder, decoder, config)
+
+
+def _options(config: CorrectorConfig, src_len: int) -> SearchOptions:
+    max_len = min(config.max_tgt_tokens, int(config.length_ratio * src_len) + config.length_margin)
+    return SearchOptions(config.bos_id, config.eos_id, max_len)
+
+
+def check_parity(
+    model: Seq2SeqTransformer, directory: Path, config: CorrectorConfig, examples: list[Example]
+) -> dict[str, Any]:
+    """Compare ONNX Runtime with PyTorch: first-steps log-probs and greedy outputs.
+
+    Returns:
+        ``max_abs_logprob_diff`` and ``greedy_equal`` / ``greedy_total``.
+    """
+    graphs = _graphs(directory, config)
+    worst = 0.0
+    equal = 0
+    for ex in examples:
+        src = np.array([ex.src], dtype=np.int64)
+        with torch.no_grad():
+            memory = model.encode(torch.from_numpy(src))
+            tk, tv = model.cross_keys_values(memory)
+            ok, ov = graphs.encode(src)
+            worst = max(worst, float(np.abs(ok - tk.numpy()).max()))
+            # Teacher-force the reference target through both step functions.
+            t_self_k = t_self_v = model.empty_cache(1)
+            o_self_k = o_self_v = graphs.empty_cache(1)
+            mask = np.ones(src.shape, dtype=bool)
+            for tok in [BOS_ID] + ex.tgt[:12]:
+                token = np.array([[tok]], dtype=np.int64)
+                t_lp, t_self_k, t_self_v = model.decode_step(
+                    torch.from_numpy(token), t_self_k, t_self_v, tk, tv, torch.from_numpy(mask)
+                )
+                o_lp, o_self_k, o_self_v = graphs.step(token, o_self_k, o_self_v, ok, ov, mask)
+                worst = max(worst, float(np.abs(o_lp - t_lp.numpy()).max()))
+            torch_out = model.greedy(torch.from_numpy(src), _options(config, len(ex.src)).max_len)
+        onnx_out = greedy(graphs, src, _options(config, len(ex.src)))
+        equal += int(torch_out[0] == onnx_out.tokens)
+    return {"max_abs_logprob_diff": worst, "greedy_equal": equal, "greedy_total": len(examples)}
+
+
+def exact_match(directory: Path, config: CorrectorConfig, examples: list[Example]) -> float:
+    """Greedy exact match (token level) of the ONNX graphs in ``directory``."""
+    graphs = _graphs(directory, config)
+    hits = 0
+    for ex in examples:
+        out = greedy(graphs, np.array([ex.src], dtype=np.int64), _options(config, len(ex.src)))
+        hits += int(out.tokens == ex.tgt)
+    return hits / max(len(examples), 1)
+
+
+def _gemm_to_matmul(graph: Any) -> None:
+    """Rewrite ``Gemm(x, W, transB=1)`` on an initializer as ``MatMul(x, W.T)``.
+
+    The tied output projection exports as such a Gemm; onnxruntime's dynamic
+    quantizer turns it into a graph that fails to load ("Incompatible
+    dimensions" on the bias Add), while a MatMul quantizes cleanly.
+    """
+    from onnx import helper, numpy_helper
+
+    inits = {init.name: init for init in graph.initializer}
+    for node in list(graph.node):
+        if node.op_type != "Gemm" or len(node.input) != 2 or node.input[1] not in inits:
+            continue
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        if attrs.get("transA", 0) or attrs.get("alpha", 1.0) != 1.0:
+            continue
+        weight = numpy_helper.to_array(inits[node.input[1]])
+        if attrs.get("transB", 0):
+            weight = weight.T
+        name = node.input[1] + "_matmul"
+        graph.initializer.append(numpy_helper.from_array(np.ascontiguousarray(weight), name))
+        matmul = helper.make_node("MatMul", [node.input[0], name], list(node.output), node.name)
+        index = list(graph.node).index(node)
+        graph.node.remove(node)
+        graph.node.insert(index, matmul)
+
+
+def quantize_int8(src_dir: Path, dst_dir: Path) -> None:
+    """Dynamic int8 quantization of both graphs' weight matrices."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    dst_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("encoder.onnx", "decoder_step.onnx"):
+        # The dynamo exporter's value_info holds shapes that onnx's shape
+        # inference (run by the quantizer) rejects as conflicting; drop them.
+        graph = onnx.load(src_dir / name)
+        graph.graph.ClearField("value_info")
+        _gemm_to_matmul(graph.graph)
+        stripped = dst_dir / f"stripped-{name}"
+        onnx.save(graph, stripped)
+        quantize_dynamic(
+            stripped,
+            dst_dir / name,
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=["MatMul", "Gather"],
+            per_channel=True,
+        )
+        stripped.unlink()
+
+
+def greedy_latency(directory: Path, config: CorrectorConfig, examples: list[Example]) -> float:
+    """Mean seconds per sentence of greedy decoding with the cached step graph."""
+    graphs = _graphs(directory, config)
+    greedy(graphs, np.array([examples[0].src], dtype=np.int64), _options(config, 4))
+    start = time.perf_counter()
+    for ex in examples:
+        greedy(graphs, np.array([ex.src], dtype=np.int64), _options(config, len(ex.src)))
+    return (time.perf_counter() - start) / len(examples)
+
+
+def prefix_latency(
+    model: Seq2SeqTransformer, config: CorrectorConfig, examples: list[Example], work: Path
+) -> float:
+    """Mean seconds per sentence of greedy decoding without a cache (re-reads the prefix)."""
+    paths = export_graphs(model, work, with_prefix=True)
+    graphs = _graphs(work, config)
+    decoder = inference.create_session(paths["decoder_prefix"], provider="cpu", threads=2)
+    start = time.perf_counter()
+    for ex in examples:
+        src = np.array([ex.src], dtype=np.int64)
+        cross_k, cross_v = graphs.encode(src)
+        mask = np.ones(src.shape, dtype=bool)
+        prefix = [BOS_ID]
+        for _ in range(_options(config, len(ex.src)).max_len):
+            (log_probs,) = decoder.run(
+                None,
+                {
+                    "prefix": np.array([prefix], dtype=np.int64),
+                    "cross_k": cross_k,
+                    "cross_v": cross_v,
+                    "src_mask": mask,
+                },
+            )
+            nxt = int(log_probs[0].argmax())
+            if nxt == EOS_ID:
+                break
+            prefix.append(nxt)
+    return (time.perf_counter() - start) / len(examples)
+
+
+def corpus_info(corpus: Path) -> dict[str, Any]:
+    """Hash and source licences of the training corpus, from its MANIFEST.json."""
+    manifest = corpus / "MANIFEST.json"
+    if not manifest.is_file():
+        return {"path": str(corpus), "manifest_sha256": None, "sources": []}
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    sources = data.get("sources", [])
+    return {
+        "path": str(corpus),
+        "manifest_sha256": sha256_file(manifest),
+        "sources": sources,
+        "counts": data.get("counts", data.get("pairs")),
+    }
+
+
+def write_model_folder(
+    work: Path, out: Path, ckpt: Checkpoint, config: CorrectorConfig, extra: dict[str, Any]
+) -> Path:
+    """Copy the graphs and tokenizer into ``out`` and write the sidecar and card."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("encoder.onnx", "decoder_step.onnx"):
+        shutil.copyfile(work / name, out / name)
+    shutil.copyfile(ckpt.tokenizer, out / "spm.model")
+    state = ckpt.meta["state"]
+    meta: dict[str, Any] = {
+        "name": MODEL_NAME,
+        "version": time.strftime("%Y.%m.%d") + f"-step{state['step']}",
+        "kind": "corrector",
+        "licence": MODEL_LICENCE,
+        "source": {
+            "packages": [],
+            "corpus": corpus_info(Path(ckpt.meta["corpus"])),
+            "checkpoint_step": state["step"],
+        },
+        "files": {
+            role: file_entry(out, out / name)
+            for role, name in (
+                ("encoder", "encoder.onnx"),
+                ("decoder_step", "decoder_step.onnx"),
+                ("tokenizer", "spm.model"),
+            )
+        },
+        "corrector": config.to_dict(),
+        "onnx": {
+            "opset": OPSET,
+            "encoder": {"inputs": ["src_ids"], "outputs": ["cross_k", "cross_v"]},
+            "decoder_step": {
+                "inputs": ["tokens", "self_k", "self_v", "cross_k", "cross_v", "src_mask"],
+                "outputs": ["log_probs", "new_self_k", "new_self_v"],
+            },
+        },
+        "training": {
+            "config": ckpt.meta["config"],
+            "command": ckpt.meta["command"],
+            "steps": state["step"],
+            "train_minutes": round(state["train_seconds"] / 60, 1),
+            "target_tokens_seen": state["tokens_seen"],
+            "validation": state["history"][-1] if state["history"] else None,
+            "parameters": count_parameters(ckpt.model),
+        },
+        **extra,
+    }
+    write_sidecar(out, meta)
+    card.write_card(out)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", type=Path, required=True)
+    parser.add_argument("--out", type=Path, default=Path("resources/models") / MODEL_NAME)
+    parser.add_argument("--corpus", type=Path, help="defaults to the checkpoint's corpus")
+    parser.add_argument("--quantize", choices=["auto", "int8", "none"], default="auto")
+    parser.add_argument("--eval-pairs", type=int, default=300, help="validation pairs for checks")
+    parser.add_argument(
+        "--compare-prefix", action="store_true", help="also time a cache-less decoder graph"
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    logging.getLogger("torch").setLevel(logging.ERROR)
+    torch.set_num_threads(2)
+
+    ckpt = load_checkpoint(args.checkpoint)
+    config = _runtime_config(ckpt.model, ckpt.meta)
+    sp = load_tokenizer(ckpt.tokenizer)
+    corpus = args.corpus or Path(ckpt.meta["corpus"])
+    valid = load_split(corpus / "valid.jsonl", sp, 10_000, 10_000)
+    rng = np.random.default_rng(7)
+    sample = [valid[i] for i in rng.permutation(len(valid))[: args.eval_pairs]]
+
+    with tempfile.TemporaryDirectory(prefix="corrector-export-") as tmp:
+        work = Path(tmp)
+        export_graphs(ckpt.model, work / "fp32")
+        parity = check_parity(ckpt.model, work / "fp32", config, sample[:20])
+        _LOGGER.info("parity: %s", parity)
+        if parity["max_abs_logprob_diff"] > LOGPROB_TOLERANCE:
+            raise SystemExit(f"ONNX and PyTorch disagree: {parity}")
+        em_fp32 = exact_match(work / "fp32", config, sample)
+        chosen, em_int8 = work / "fp32", None
+        if args.quantize != "none":
+            quantize_int8(work / "fp32", work / "int8")
+            em_int8 = exact_match(work / "int8", config, sample)
+            _LOGGER.info("exact match fp32 %.3f, int8 %.3f", em_fp32, em_int8)
+            if args.quantize == "int8" or em_int8 >= em_fp32 - INT8_MAX_DROP:
+                chosen = work / "int8"
+        latency = {"greedy_step_cache_ms": 1000 * greedy_latency(chosen, config, sample[:50])}
+        if args.compare_prefix:
+            latency["greedy_fp32_cache_ms"] = 1000 * greedy_latency(
+                work / "fp32", config, sample[:50]
+            )
+            latency["greedy_fp32_no_cache_ms"] = 1000 * prefix_latency(
+                ckpt.model, config, sample[:50], work / "prefix"
+            )
+        _LOGGER.info("latency: %s", latency)
+        extra = {
+            "weights": "int8" if chosen.name == "int8" else "fp32",
+            "export_checks": {
+                "parity": parity,
+                "valid_exact_match_fp32": em_fp32,
+                "valid_exact_match_int8": em_int8,
+                "valid_pairs": len(sample),
+                "latency_2_threads": latency,
+            },
+        }
+        out = write_model_folder(chosen, args.out, ckpt, config, extra)
+    _LOGGER.info("model folder written to %s", out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,301 @@
+"""Turns a telegraphic utterance into the grammatical French sentence it stands for."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from therapy_app import inference, model_store
+from therapy_app.correction.diff import DiffOp, word_diff
+from therapy_app.correction.normalize import normalize_text
+from therapy_app.correction.search import Hypothesis, SearchOptions, beam_search, greedy
+from therapy_app.errors import ModelInvalidError, TherapyAppError
+
+_LOGGER = logging.getLogger(__name__)
+
+SIDECAR_KEY = "corrector"
+FORMAT_VERSION = 1
+MAX_ALTERNATIVES = 3
+
+
+@dataclass(frozen=True)
+class CorrectorConfig:
+    """The ``corrector`` section of the model's ``model.json``.
+
+    Attributes:
+        format_version: layout of the graphs' inputs and outputs.
+        vocab_size: SentencePiece vocabulary size.
+        pad_id, unk_id, bos_id, eos_id: special token ids.
+        dec_layers, n_heads, head_dim: shape of the self-attention cache.
+        max_src_tokens: longest accepted source, in tokens (EOS included).
+        max_tgt_tokens: absolute cap on generated tokens.
+        length_ratio, length_margin: per-input cap on generated tokens,
+            ``ratio * source tokens + margin``: a correction adds a few small
+            words, it never triples a sentence.
+    """
+
+    format_version: int
+    vocab_size: int
+    pad_id: int
+    unk_id: int
+    bos_id: int
+    eos_id: int
+    dec_layers: int
+    n_heads: int
+    head_dim: int
+    max_src_tokens: int = 128
+    max_tgt_tokens: int = 160
+    length_ratio: float = 2.0
+    length_margin: int = 10
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CorrectorConfig:
+        """Parse the sidecar section, ignoring unknown keys."""
+        ids = data.get("special_ids", {})
+        values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        for name in ("pad", "unk", "bos", "eos"):
+            if name in ids:
+                values[f"{name}_id"] = ids[name]
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sidecar section (special ids grouped as the build script writes them)."""
+        data = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        data["special_ids"] = {n: data.pop(f"{n}_id") for n in ("pad", "unk", "bos", "eos")}
+        return data
+
+
+@dataclass
+class Alternative:
+    """One candidate correction.
+
+    Attributes:
+        text: the sentence.
+        score: length-normalised log-probability (mean per token; closer to 0 is surer).
+    """
+
+    text: str
+    score: float
+
+
+@dataclass
+class Correction:
+    """Result of :meth:`Corrector.correct`.
+
+    Attributes:
+        source: the normalised input (lowercase, no punctuation).
+        best: the most likely grammatical sentence ("" for empty input).
+        alternatives: up to 3 distinct candidates, best first, ``best`` included.
+        diff: word-level operations from ``source`` to ``best``.
+        seconds: wall time of the call.
+        provider: "cpu" or "cuda".
+    """
+
+    source: str
+    best: str
+    alternatives: list[Alternative] = field(default_factory=list)
+    diff: list[DiffOp] = field(default_factory=list)
+    seconds: float = 0.0
+    provider: str = "cpu"
+
+
+class _OnnxGraphs:
+    """The encoder and decoder-step sessions behind the search's ``StepModel``."""
+
+    def __init__(self, encoder: Any, decoder: Any, config: CorrectorConfig) -> None:
+        self._encoder = encoder
+        self._decoder = decoder
+        self._config = config
+
+    def encode(self, src_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        cross_k, cross_v = self._encoder.run(None, {"src_ids": src_ids})
+        return cross_k, cross_v
+
+    def step(
+        self,
+        tokens: np.ndarray,
+        self_k: np.ndarray,
+        self_v: np.ndarray,
+        cross_k: np.ndarray,
+        cross_v: np.ndarray,
+        src_mask: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        log_probs, new_k, new_v = self._decoder.run(
+            None,
+            {
+                "tokens": tokens,
+                "self_k": self_k,
+                "self_v": self_v,
+                "cross_k": cross_k,
+                "cross_v": cross_v,
+                "src_mask": src_mask,
+            },
+        )
+        return log_probs, new_k, new_v
+
+    def empty_cache(self, batch: int) -> np.ndarray:
+        c = self._config
+        return np.zeros((c.dec_layers, batch, c.n_heads, 0, c.head_dim), dtype=np.float32)
+
+
+class Corrector:
+    """Rewrites agrammatic French with the ``corrector-fr`` model.
+
+    Build it with :meth:`load`; :meth:`correct` is thread-compatible but not
+    meant to run concurrently (ONNX Runtime already uses the cores).
+    """
+
+    def __init__(self, graphs: _OnnxGraphs, tokenizer: Any, config: CorrectorConfig, provider: str):
+        self._graphs = graphs
+        self._tokenizer = tokenizer
+        self.config = config
+        self.provider = provider
+
+    @classmethod
+    def load(cls, provider: str | None = None, model_dir: Path | None = None) -> Corrector:
+        """Find the model, check its files and open the sessions.
+
+        Args:
+            provider: "auto", "cpu" or "cuda"; None reads ``THERAPY_APP_PROVIDER``.
+            model_dir: a model folder to use instead of the installed ``corrector-fr``.
+
+        Raises:
+            ModelMissingError: no model installed.
+            ModelInvalidError: the folder is incomplete, altered or of another format.
+        """
+        import sentencepiece as spm
+
+        bundle = _bundle(model_dir)
+        problems = bundle.verify()
+        if problems:
+            raise ModelInvalidError(
+                "Le modèle de correction est endommagé.",
+                f"Réinstallez l'application ou lancez « {model_store.BUILD_COMMAND} ».",
+                f"{bundle.directory}: " + "; ".join(problems),
+            )
+        try:
+            config = CorrectorConfig.from_dict(bundle.meta[SIDECAR_KEY])
+        except (KeyError, TypeError) as exc:
+            raise ModelInvalidError(
+                "Le modèle de correction est illisible.",
+                "Réinstallez l'application.",
+                f"{bundle.directory}: bad '{SIDECAR_KEY}' section: {exc}",
+            ) from exc
+        if config.format_version != FORMAT_VERSION:
+            raise ModelInvalidError(
+                "Le modèle de correction n'est pas compatible avec cette version.",
+                "Mettez l'application à jour.",
+                f"format_version {config.format_version}, expected {FORMAT_VERSION}",
+            )
+        encoder = inference.create_session(bundle.file("encoder"), provider=provider)
+        decoder = inference.create_session(bundle.file("decoder_step"), provider=provider)
+        tokenizer = spm.SentencePieceProcessor(model_file=str(bundle.file("tokenizer")))
+        if tokenizer.get_piece_size() != config.vocab_size:
+            raise ModelInvalidError(
+                "Le modèle de correction est incohérent.",
+                "Réinstallez l'application.",
+                f"tokenizer has {tokenizer.get_piece_size()} pieces, model {config.vocab_size}",
+            )
+        active = decoder.get_providers()
+        used = "cuda" if active and active[0] == inference.CUDA else "cpu"
+        _LOGGER.info("corrector loaded from %s on %s", bundle.directory, used)
+        return cls(_OnnxGraphs(encoder, decoder, config), tokenizer, config, used)
+
+    def correct(self, text: str, beam_size: int = 3) -> Correction:
+        """Correct one utterance.
+
+        Args:
+            text: what the patient said, as transcribed (any case/punctuation).
+            beam_size: 1 for greedy decoding (fastest), 3 for up to 3 alternatives.
+
+        Returns:
+            The correction; for empty input (nothing but spaces or punctuation)
+            an empty :class:`Correction` with ``best == ""``.
+
+        Raises:
+            TherapyAppError: the utterance is too long for the model.
+        """
+        start = time.perf_counter()
+        source = normalize_text(text)
+        if not source:
+            return Correction(source="", best="", provider=self.provider)
+        c = self.config
+        ids = self._tokenizer.encode(source) + [c.eos_id]
+        if len(ids) > c.max_src_tokens:
+            raise TherapyAppError(
+                "La phrase est trop longue pour être corrigée.",
+                "Essayez une phrase plus courte.",
+                f"{len(ids)} source tokens, limit {c.max_src_tokens}",
+            )
+        options = SearchOptions(
+            bos_id=c.bos_id,
+            eos_id=c.eos_id,
+            max_len=min(c.max_tgt_tokens, int(c.length_ratio * len(ids)) + c.length_margin),
+        )
+        src_ids = np.array([ids], dtype=np.int64)
+        if beam_size <= 1:
+            hyps = [greedy(self._graphs, src_ids, options)]
+        else:
+            hyps = beam_search(self._graphs, src_ids, options, beam_size)
+        alternatives = self._alternatives(hyps)
+        if not alternatives:
+            # Only degenerate output (no end token within the length cap): showing
+            # the patient's own words is safer than showing a runaway sentence.
+            _LOGGER.warning("no finished hypothesis for %r; returning the input", source)
+            alternatives = [Alternative(_as_sentence(source), float("-inf"))]
+        best = alternatives[0].text
+        return Correction(
+            source=source,
+            best=best,
+            alternatives=alternatives,
+            diff=word_diff(source, best),
+            seconds=time.perf_counter() - start,
+            provider=self.provider,
+        )
+
+    def _alternatives(self, hyps: list[Hypothesis]) -> list[Alternative]:
+        seen: set[str] = set()
+        out: list[Alternative] = []
+        for hyp in hyps:
+            if not hyp.finished:
+                continue
+            text = self._tokenizer.decode(hyp.tokens).strip()
+            if not text or text in seen:
+                continue
+            seen.add(text)
+            out.append(Alternative(text, hyp.score))
+            if len(out) == MAX_ALTERNATIVES:
+                break
+        return out
+
+
+def _as_sentence(words: str) -> str:
+    """Capital first letter and a final period: the minimal display form."""
+    return words[:1].upper() + words[1:] + "."
+
+
+def _bundle(model_dir: Path | None) -> model_store.ModelBundle:
+    if model_dir is None:
+        return model_store.load_model(model_store.CORRECTOR_MODEL)
+    sidecar = Path(model_dir) / model_store.SIDECAR
+    if not sidecar.is_file():
+        raise ModelInvalidError(
+            "Le dossier du modèle de correction est incomplet.",
+            "Vérifiez le chemin du modèle.",
+            f"no {model_store.SIDECAR} in {model_dir}",
+        )
+    try:
+        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelInvalidError(
+            "Le modèle de correction est endommagé.",
+            "Réinstallez l'application.",
+            f"unreadable sidecar {sidecar}: {exc}",
+        ) from exc
+    return model_store.ModelBundle(model_store.CORRECTOR_MODEL, Path(model_dir).resolve(), meta)
