@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
-import os
 import uuid
-import wave
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
-import numpy as np
-
 from therapy_app.audio.clip import AudioClip
+from therapy_app.audio.wavio import write_wav
 from therapy_app.errors import AudioInputError
 from therapy_app.paths import user_data_dir
 from therapy_app.storage.errors import translate_os_error
@@ -37,54 +33,6 @@ class SavedRecording(NamedTuple):
     sha256: str
 
 
-def _wav_bytes(clip: AudioClip) -> bytes:
-    samples = clip.samples
-    if not np.all(np.isfinite(samples)):
-        raise AudioInputError(
-            "L'enregistrement est inutilisable.",
-            "Recommencez l'enregistrement.",
-            "clip contains NaN or infinite samples",
-        )
-    pcm = np.round(np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2")
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(int(clip.sample_rate))
-        wav.writeframes(pcm.tobytes())
-    return buffer.getvalue()
-
-
-def _fsync_dir(folder: Path) -> None:
-    # Makes the rename itself durable on POSIX; Windows cannot open folders.
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that ``path`` is either absent or complete.
-
-    Temp file in the same folder, fsync, ``os.replace``, fsync of the folder:
-    a crash at any point leaves at most a stray ``.tmp`` file.
-    """
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def save_recording(
     clip: AudioClip,
     patient_id: int,
@@ -94,7 +42,9 @@ def save_recording(
 ) -> SavedRecording:
     """Write ``clip`` as a mono 16-bit PCM WAV, atomically, and hash it.
 
-    The file goes to ``<data dir>/recordings/<patient id>/<yyyy-mm>/<uuid>.wav``.
+    The file goes to ``<data dir>/recordings/<patient id>/<yyyy-mm>/<uuid>.wav``,
+    written by ``audio.wavio.write_wav`` (temp file, fsync, ``os.replace``,
+    fsync of the folder), so it is either absent or complete after a crash.
 
     Args:
         clip: the audio (float samples in [-1, 1], clipped beyond).
@@ -103,29 +53,37 @@ def save_recording(
         when: the month folder's date (UTC now by default).
 
     Returns:
-        The relative path and the SHA-256 of the file.
+        The relative path and the SHA-256 of the file as written.
 
     Raises:
-        AudioInputError: the clip holds NaN or infinite samples.
         StorageUnavailableError: the disk is full or read-only.
+        AudioInputError: the file could not be written for another reason.
     """
     base = Path(data_dir) if data_dir is not None else user_data_dir()
     stamp = (when or datetime.now(UTC)).astimezone(UTC)
     relative = PurePosixPath(
         RECORDINGS_DIR, str(int(patient_id)), f"{stamp:%Y-%m}", f"{uuid.uuid4().hex}.wav"
     )
-    data = _wav_bytes(clip)
     target = base.joinpath(*relative.parts)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_bytes_atomic(target, data)
+        write_wav(target, clip)
+        # Hash what is on disk, not what we meant to write.
+        digest = file_sha256(target)
+    except AudioInputError as exc:
+        # write_wav reports every OSError as an audio problem; say "disk full"
+        # or "read-only" when that is what happened.
+        cause = exc.__cause__
+        if isinstance(cause, OSError):
+            translated = translate_os_error(cause, f"writing recording {relative}")
+            if translated is not cause:
+                raise translated from exc
+        raise
     except OSError as exc:
-        translated = translate_os_error(exc, f"writing recording {relative}")
+        translated = translate_os_error(exc, f"hashing recording {relative}")
         if translated is exc:
             raise
         raise translated from exc
-    digest = hashlib.sha256(data).hexdigest()
-    _LOGGER.debug("saved recording %s (%d bytes)", relative, len(data))
+    _LOGGER.debug("saved recording %s", relative)
     return SavedRecording(relative.as_posix(), digest)
 
 
