@@ -1,0 +1,314 @@
+"""Reads any PCM/float WAV file as a 16 kHz mono clip and writes clips atomically."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import struct
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
+from therapy_app.audio.resample import resample
+from therapy_app.errors import AudioInputError
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_DURATION_S = 600.0  # longer recordings are refused: exercises last seconds, not hours
+
+_PCM = 0x0001
+_FLOAT = 0x0003
+_EXTENSIBLE = 0xFFFE
+_FORMAT_NAMES = {0x0002: "ADPCM", 0x0006: "A-law", 0x0007: "mu-law", 0x0055: "MP3"}
+
+_CONVERT_HINT = "Enregistrez à nouveau, ou convertissez le fichier en WAV (PCM 16 bits)."
+
+
+@dataclass(frozen=True)
+class WavInfo:
+    """What a WAV header says, read without touching the samples.
+
+    Attributes:
+        sample_rate: frames per second.
+        channels: interleaved channels per frame.
+        sample_format: "pcm" (integers) or "float".
+        bits: bits per sample (8, 16, 24, 32 or 64).
+        frames: frames actually present (the declared size, capped by the file size).
+        data_offset: byte offset of the first sample.
+    """
+
+    sample_rate: int
+    channels: int
+    sample_format: str
+    bits: int
+    frames: int
+    data_offset: int
+
+    @property
+    def duration(self) -> float:
+        """Length in seconds."""
+        return self.frames / float(self.sample_rate)
+
+
+def _corrupt(detail: str) -> AudioInputError:
+    return AudioInputError(
+        "Ce fichier audio est illisible ou n'est pas un fichier WAV.", _CONVERT_HINT, detail
+    )
+
+
+def _too_long(duration: float, max_duration_s: float, name: str) -> AudioInputError:
+    return AudioInputError(
+        f"L'enregistrement est trop long ({duration / 60:.0f} min ; "
+        f"maximum {max_duration_s / 60:.0f} min).",
+        "Utilisez un enregistrement plus court.",
+        f"{name}: {duration:.1f} s exceeds the {max_duration_s:.0f} s limit",
+    )
+
+
+def _no_sound(name: str) -> AudioInputError:
+    return AudioInputError(
+        "L'enregistrement ne contient aucun son.",
+        "Réessayez en parlant près du micro.",
+        f"{name}: no samples",
+    )
+
+
+def parse_header(handle: BinaryIO, size: int, name: str = "<wav>") -> WavInfo:
+    """Read the RIFF chunks up to the sample data, seeking over everything else.
+
+    The stdlib ``wave`` module (Python 3.11) refuses IEEE-float and
+    WAVE_FORMAT_EXTENSIBLE files, which many recorders write, so the few
+    chunks that matter are parsed here.
+
+    Args:
+        handle: binary file positioned at the start.
+        size: total byte size of the file.
+        name: used in error details.
+
+    Raises:
+        AudioInputError: not a RIFF/WAVE file, unsupported encoding, no data.
+    """
+    head = handle.read(12)
+    if len(head) < 12 or head[:4] not in (b"RIFF", b"RIFX") or head[8:12] != b"WAVE":
+        raise _corrupt(f"{name}: no RIFF/WAVE header")
+    if head[:4] == b"RIFX":
+        raise _corrupt(f"{name}: big-endian RIFX is not supported")
+    fmt: tuple[int, int, int, int, int] | None = None
+    pos = 12
+    while pos + 8 <= size:
+        handle.seek(pos)
+        chunk_id, chunk_size = struct.unpack("<4sI", handle.read(8))
+        body = pos + 8
+        if chunk_id == b"fmt ":
+            raw = handle.read(min(chunk_size, 40))
+            if len(raw) < 16:
+                raise _corrupt(f"{name}: fmt chunk too short")
+            tag, channels, rate, _, block_align, bits = struct.unpack("<HHIIHH", raw[:16])
+            if tag == _EXTENSIBLE and len(raw) >= 26:
+                tag = struct.unpack("<H", raw[24:26])[0]  # first bytes of the sub-format GUID
+            fmt = (tag, channels, rate, block_align, bits)
+        elif chunk_id == b"data":
+            if fmt is None:
+                raise _corrupt(f"{name}: data chunk before fmt chunk")
+            tag, channels, rate, block_align, bits = fmt
+            return _make_info(name, tag, channels, rate, block_align, bits,
+                              available=min(chunk_size, size - body), offset=body)
+        pos = body + chunk_size + (chunk_size & 1)  # chunks are word aligned
+    raise _corrupt(f"{name}: no {'fmt' if fmt is None else 'data'} chunk")
+
+
+def _make_info(name: str, tag: int, channels: int, rate: int, block_align: int, bits: int,
+               available: int, offset: int) -> WavInfo:
+    if tag not in (_PCM, _FLOAT):
+        label = _FORMAT_NAMES.get(tag, f"0x{tag:04x}")
+        raise AudioInputError(
+            "Ce format audio n'est pas pris en charge.", _CONVERT_HINT,
+            f"{name}: WAV encoding {label} is not supported (PCM or float only)",
+        )
+    valid_bits = (8, 16, 24, 32) if tag == _PCM else (32, 64)
+    if channels < 1 or rate < 1 or bits not in valid_bits:
+        raise _corrupt(f"{name}: bad fmt (channels={channels}, rate={rate}, bits={bits})")
+    frame_bytes = channels * bits // 8
+    if block_align and block_align != frame_bytes:
+        raise _corrupt(f"{name}: block align {block_align} != {frame_bytes}")
+    return WavInfo(rate, channels, "pcm" if tag == _PCM else "float", bits,
+                   available // frame_bytes, offset)
+
+
+def _decode(raw: bytes, info: WavInfo) -> np.ndarray:
+    """Interleaved bytes -> float32 array of shape (frames, channels)."""
+    if info.sample_format == "float":
+        data = np.frombuffer(raw, "<f4" if info.bits == 32 else "<f8").astype(np.float32)
+    elif info.bits == 8:
+        data = (np.frombuffer(raw, np.uint8).astype(np.float32) - 128.0) / 128.0
+    elif info.bits == 16:
+        data = np.frombuffer(raw, "<i2").astype(np.float32) / 32768.0
+    elif info.bits == 24:
+        b = np.frombuffer(raw, np.uint8).reshape(-1, 3).astype(np.int32)
+        ints = (b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)) << 8  # sign lands in bit 31
+        data = (ints >> 8).astype(np.float32) / 8388608.0
+    else:
+        data = np.frombuffer(raw, "<i4").astype(np.float32) / 2147483648.0
+    return data.reshape(-1, info.channels)
+
+
+def validate_samples(samples: np.ndarray, name: str = "<audio>") -> None:
+    """Refuse empty or non-finite audio with a French message.
+
+    Raises:
+        AudioInputError: no samples, or NaN/infinite values.
+    """
+    if samples.size == 0:
+        raise _no_sound(name)
+    if not np.isfinite(samples).all():
+        raise AudioInputError(
+            "Le fichier audio contient des valeurs invalides.", _CONVERT_HINT,
+            f"{name}: NaN or infinite samples",
+        )
+
+
+def to_clip(frames: np.ndarray, sample_rate: int, name: str = "<audio>") -> AudioClip:
+    """Validated (frames, channels) or 1-D float samples -> 16 kHz mono clip.
+
+    Args:
+        frames: float samples in [-1, 1], 1-D or (frames, channels).
+        sample_rate: their rate in Hz.
+        name: used in error details.
+
+    Raises:
+        AudioInputError: empty or non-finite samples.
+    """
+    validate_samples(frames, name)
+    mono = frames.mean(axis=1, dtype=np.float32) if frames.ndim == 2 else frames
+    if sample_rate != SAMPLE_RATE:
+        mono = resample(mono, sample_rate, SAMPLE_RATE)
+    return AudioClip(np.ascontiguousarray(mono, dtype=np.float32), SAMPLE_RATE)
+
+
+def _read(handle: BinaryIO, size: int, name: str, max_duration_s: float) -> AudioClip:
+    if size == 0:
+        raise AudioInputError(
+            "Le fichier audio est vide.", "Réessayez d'enregistrer.", f"{name}: 0 bytes"
+        )
+    info = parse_header(handle, size, name)
+    if info.duration > max_duration_s:
+        raise _too_long(info.duration, max_duration_s, name)
+    if info.frames == 0:
+        raise _no_sound(name)
+    handle.seek(info.data_offset)
+    raw = handle.read(info.frames * info.channels * info.bits // 8)
+    frames = _decode(raw, info)
+    _LOGGER.debug("%s: %d Hz, %d ch, %s%d, %.2f s", name, info.sample_rate, info.channels,
+                  info.sample_format, info.bits, info.duration)
+    return to_clip(frames, info.sample_rate, name)
+
+
+def read_wav(path: str | os.PathLike[str], max_duration_s: float = MAX_DURATION_S) -> AudioClip:
+    """Load a WAV file as a 16 kHz mono float32 clip.
+
+    Args:
+        path: the file (8/16/24/32-bit PCM or 32/64-bit float, any rate, any channels).
+        max_duration_s: longer files are refused from their header, before any sample is read.
+
+    Returns:
+        The clip, downmixed to mono and resampled to 16 kHz.
+
+    Raises:
+        AudioInputError: missing, empty, corrupt, unsupported, silent-by-construction
+            (zero samples), non-finite or too long.
+    """
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            return _read(handle, size, path.name, max_duration_s)
+    except FileNotFoundError as exc:
+        raise AudioInputError(
+            "Le fichier audio est introuvable.", "Vérifiez qu'il n'a pas été déplacé ou supprimé.",
+            f"no such file: {path}",
+        ) from exc
+    except (IsADirectoryError, PermissionError) as exc:
+        raise AudioInputError(
+            "Impossible d'ouvrir le fichier audio.", "Vérifiez le fichier choisi et ses droits.",
+            f"cannot open {path}: {exc}",
+        ) from exc
+    except (struct.error, ValueError) as exc:
+        raise _corrupt(f"{path.name}: {exc}") from exc
+
+
+def read_wav_bytes(data: bytes, max_duration_s: float = MAX_DURATION_S) -> AudioClip:
+    """Same as :func:`read_wav` for a WAV file held in memory."""
+    try:
+        return _read(io.BytesIO(data), len(data), "<bytes>", max_duration_s)
+    except (struct.error, ValueError) as exc:
+        raise _corrupt(f"<bytes>: {exc}") from exc
+
+
+def wav_bytes(clip: AudioClip) -> bytes:
+    """The clip as a complete 16-bit PCM mono WAV file in memory.
+
+    Samples outside [-1, 1] are clipped (not wrapped around) and NaN becomes 0.
+    """
+    samples = np.nan_to_num(clip.samples, nan=0.0, posinf=1.0, neginf=-1.0)
+    pcm = np.round(np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+    header = struct.pack(
+        "<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(pcm), b"WAVE", b"fmt ", 16, _PCM, 1,
+        clip.sample_rate, clip.sample_rate * 2, 2, 16, b"data", len(pcm),
+    )
+    return header + pcm
+
+
+def write_wav(path: str | os.PathLike[str], clip: AudioClip) -> Path:
+    """Write a clip as 16-bit PCM mono, atomically.
+
+    The file is written to a temporary name in the same folder, flushed to disk,
+    then renamed over the target, so a crash never leaves a truncated recording.
+
+    Args:
+        path: destination; parent folders are created.
+        clip: the audio (any rate; written at its own rate).
+
+    Returns:
+        The destination path.
+
+    Raises:
+        AudioInputError: the file cannot be written (disk full, no permission).
+    """
+    path = Path(path)
+    data = wav_bytes(clip)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp_name, path)
+        except BaseException:
+            Path(tmp_name).unlink(missing_ok=True)
+            raise
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        raise AudioInputError(
+            "Impossible d'enregistrer le fichier audio.",
+            "Vérifiez l'espace disque disponible et les droits du dossier.",
+            f"cannot write {path}: {exc}",
+        ) from exc
+    return path
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable (POSIX); directories cannot be opened on Windows."""
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
