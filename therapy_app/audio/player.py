@@ -48,10 +48,10 @@ class Player:
 
     def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         # PortAudio's real-time thread: copy the next slice, nothing else.
-        chunk = self._samples[self._pos:self._pos + frames]
-        outdata[:len(chunk), 0] = chunk
+        chunk = self._samples[self._pos : self._pos + frames]
+        outdata[: len(chunk), 0] = chunk
         if len(chunk) < frames:
-            outdata[len(chunk):, 0] = 0.0
+            outdata[len(chunk) :, 0] = 0.0
         self._pos += len(chunk)
         if self._pos >= len(self._samples):
             raise self._sd.CallbackStop
@@ -75,14 +75,19 @@ class Player:
         device = devices.resolve(self._device, want_input=False)
         rate = clip.sample_rate
         try:
-            sd.check_output_settings(device=device.index, samplerate=rate, channels=1,
-                                     dtype="float32")
+            sd.check_output_settings(
+                device=device.index, samplerate=rate, channels=1, dtype="float32"
+            )
         except Exception as exc:  # noqa: BLE001 - PortAudioError or ValueError
             rate = int(device.default_samplerate)
-            _LOGGER.info("output device refuses %d Hz (%s); playing at %d Hz",
-                         clip.sample_rate, exc, rate)
-        samples = clip.samples if rate == clip.sample_rate else resample(
-            clip.samples, clip.sample_rate, rate)
+            _LOGGER.info(
+                "output device refuses %d Hz (%s); playing at %d Hz", clip.sample_rate, exc, rate
+            )
+        samples = (
+            clip.samples
+            if rate == clip.sample_rate
+            else resample(clip.samples, clip.sample_rate, rate)
+        )
         with self._lock:
             self._samples = np.clip(samples, -1.0, 1.0).astype(np.float32)
             self._pos = 0
@@ -90,8 +95,12 @@ class Player:
             self._done.clear()
             try:
                 self._stream = sd.OutputStream(
-                    samplerate=rate, channels=1, dtype="float32", device=device.index,
-                    callback=self._callback, finished_callback=self._finished,
+                    samplerate=rate,
+                    channels=1,
+                    dtype="float32",
+                    device=device.index,
+                    callback=self._callback,
+                    finished_callback=self._finished,
                 )
                 self._stream.start()
             except Exception as exc:  # noqa: BLE001 - PortAudioError carries no useful type
@@ -131,4 +140,3 @@ class Player:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
-

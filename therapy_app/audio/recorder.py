@@ -19,8 +19,14 @@ from therapy_app.errors import AudioDeviceError
 if TYPE_CHECKING:
     from therapy_app.vad.silero import EndOfSpeechDetector
 
-__all__ = ["AudioSource", "FileAudioSource", "Recorder", "RecorderSettings", "SoundDeviceSource",
-           "StopReason"]
+__all__ = [
+    "AudioSource",
+    "FileAudioSource",
+    "Recorder",
+    "RecorderSettings",
+    "SoundDeviceSource",
+    "StopReason",
+]
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -136,10 +142,15 @@ class Recorder:
         if end_of_speech is not None:
             end_of_speech.reset()
         self._source.start()
-        resampler = (StreamResampler(self._source.sample_rate, SAMPLE_RATE)
-                     if self._source.sample_rate != SAMPLE_RATE else None)
+        resampler = (
+            StreamResampler(self._source.sample_rate, SAMPLE_RATE)
+            if self._source.sample_rate != SAMPLE_RATE
+            else None
+        )
         self._thread = threading.Thread(
-            target=self._consume, name="recorder-consumer", daemon=True,
+            target=self._consume,
+            name="recorder-consumer",
+            daemon=True,
             args=(resampler, end_of_speech, settings, on_level),
         )
         self._thread.start()
@@ -169,12 +180,12 @@ class Recorder:
                 thread.join()
                 self._thread = None
                 with self._lock:
-                    samples = (np.concatenate(self._blocks) if self._blocks
-                               else np.zeros(0, np.float32))
+                    samples = (
+                        np.concatenate(self._blocks) if self._blocks else np.zeros(0, np.float32)
+                    )
                 self._last_clip = AudioClip(samples.astype(np.float32, copy=False))
                 reason = self._stop_reason.value if self._stop_reason else "?"
-                _LOGGER.info("recording ended (%s) after %.2f s", reason,
-                             self._last_clip.duration)
+                _LOGGER.info("recording ended (%s) after %.2f s", reason, self._last_clip.duration)
         if self._error is not None:
             raise self._error
         return self._last_clip
@@ -248,8 +259,11 @@ class Recorder:
                 if self._count >= max_samples:
                     reason = StopReason.MAX_DURATION
                     break
-                if (detector is not None and not detector.speech_started
-                        and self.elapsed >= settings.no_speech_timeout_s):
+                if (
+                    detector is not None
+                    and not detector.speech_started
+                    and self.elapsed >= settings.no_speech_timeout_s
+                ):
                     reason = StopReason.NO_SPEECH
                     break
         except AudioDeviceError as exc:

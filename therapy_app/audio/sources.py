@@ -75,13 +75,15 @@ class SoundDeviceSource:
 
     def _choose_rate(self, sd: Any, device: Any) -> int:
         try:
-            sd.check_input_settings(device=device, samplerate=SAMPLE_RATE, channels=1,
-                                    dtype="float32")
+            sd.check_input_settings(
+                device=device, samplerate=SAMPLE_RATE, channels=1, dtype="float32"
+            )
             return SAMPLE_RATE
         except Exception as exc:  # noqa: BLE001 - PortAudioError or ValueError
             native = int(sd.query_devices(device, "input")["default_samplerate"])
-            _LOGGER.info("input device refuses %d Hz (%s); recording at %d Hz",
-                         SAMPLE_RATE, exc, native)
+            _LOGGER.info(
+                "input device refuses %d Hz (%s); recording at %d Hz", SAMPLE_RATE, exc, native
+            )
             return native
 
     def start(self) -> None:
@@ -96,8 +98,12 @@ class SoundDeviceSource:
             self.sample_rate = self._choose_rate(sd, device.index)
             block = max(64, round(self._block_samples * self.sample_rate / SAMPLE_RATE))
             self._stream = sd.InputStream(
-                samplerate=self.sample_rate, channels=1, dtype="float32", blocksize=block,
-                device=device.index, callback=self._callback,
+                samplerate=self.sample_rate,
+                channels=1,
+                dtype="float32",
+                blocksize=block,
+                device=device.index,
+                callback=self._callback,
             )
             self._stream.start()
         except AudioDeviceError:
@@ -161,8 +167,13 @@ class FileAudioSource:
         block_samples: samples per block.
     """
 
-    def __init__(self, clip: AudioClip, realtime: bool = False, trailing_silence_s: float = 0.0,
-                 block_samples: int = BLOCK_SAMPLES) -> None:
+    def __init__(
+        self,
+        clip: AudioClip,
+        realtime: bool = False,
+        trailing_silence_s: float = 0.0,
+        block_samples: int = BLOCK_SAMPLES,
+    ) -> None:
         pad = np.zeros(int(round(trailing_silence_s * clip.sample_rate)), np.float32)
         self._samples = np.concatenate([clip.samples, pad])
         self.sample_rate = clip.sample_rate
@@ -191,7 +202,7 @@ class FileAudioSource:
                 return None
             if wait > 0:
                 time.sleep(wait)
-        block = self._samples[self._pos:end].copy()
+        block = self._samples[self._pos : end].copy()
         self._pos = end
         return block
 

@@ -116,18 +116,35 @@ def parse_header(handle: BinaryIO, size: int, name: str = "<wav>") -> WavInfo:
             if fmt is None:
                 raise _corrupt(f"{name}: data chunk before fmt chunk")
             tag, channels, rate, block_align, bits = fmt
-            return _make_info(name, tag, channels, rate, block_align, bits,
-                              available=min(chunk_size, size - body), offset=body)
+            return _make_info(
+                name,
+                tag,
+                channels,
+                rate,
+                block_align,
+                bits,
+                available=min(chunk_size, size - body),
+                offset=body,
+            )
         pos = body + chunk_size + (chunk_size & 1)  # chunks are word aligned
     raise _corrupt(f"{name}: no {'fmt' if fmt is None else 'data'} chunk")
 
 
-def _make_info(name: str, tag: int, channels: int, rate: int, block_align: int, bits: int,
-               available: int, offset: int) -> WavInfo:
+def _make_info(
+    name: str,
+    tag: int,
+    channels: int,
+    rate: int,
+    block_align: int,
+    bits: int,
+    available: int,
+    offset: int,
+) -> WavInfo:
     if tag not in (_PCM, _FLOAT):
         label = _FORMAT_NAMES.get(tag, f"0x{tag:04x}")
         raise AudioInputError(
-            "Ce format audio n'est pas pris en charge.", _CONVERT_HINT,
+            "Ce format audio n'est pas pris en charge.",
+            _CONVERT_HINT,
             f"{name}: WAV encoding {label} is not supported (PCM or float only)",
         )
     valid_bits = (8, 16, 24, 32) if tag == _PCM else (32, 64)
@@ -136,8 +153,9 @@ def _make_info(name: str, tag: int, channels: int, rate: int, block_align: int, 
     frame_bytes = channels * bits // 8
     if block_align and block_align != frame_bytes:
         raise _corrupt(f"{name}: block align {block_align} != {frame_bytes}")
-    return WavInfo(rate, channels, "pcm" if tag == _PCM else "float", bits,
-                   available // frame_bytes, offset)
+    return WavInfo(
+        rate, channels, "pcm" if tag == _PCM else "float", bits, available // frame_bytes, offset
+    )
 
 
 def _decode(raw: bytes, info: WavInfo) -> np.ndarray:
@@ -167,7 +185,8 @@ def validate_samples(samples: np.ndarray, name: str = "<audio>") -> None:
         raise _no_sound(name)
     if not np.isfinite(samples).all():
         raise AudioInputError(
-            "Le fichier audio contient des valeurs invalides.", _CONVERT_HINT,
+            "Le fichier audio contient des valeurs invalides.",
+            _CONVERT_HINT,
             f"{name}: NaN or infinite samples",
         )
 
@@ -203,8 +222,15 @@ def _read(handle: BinaryIO, size: int, name: str, max_duration_s: float) -> Audi
     handle.seek(info.data_offset)
     raw = handle.read(info.frames * info.channels * info.bits // 8)
     frames = _decode(raw, info)
-    _LOGGER.debug("%s: %d Hz, %d ch, %s%d, %.2f s", name, info.sample_rate, info.channels,
-                  info.sample_format, info.bits, info.duration)
+    _LOGGER.debug(
+        "%s: %d Hz, %d ch, %s%d, %.2f s",
+        name,
+        info.sample_rate,
+        info.channels,
+        info.sample_format,
+        info.bits,
+        info.duration,
+    )
     return to_clip(frames, info.sample_rate, name)
 
 
@@ -229,12 +255,14 @@ def read_wav(path: str | os.PathLike[str], max_duration_s: float = MAX_DURATION_
             return _read(handle, size, path.name, max_duration_s)
     except FileNotFoundError as exc:
         raise AudioInputError(
-            "Le fichier audio est introuvable.", "Vérifiez qu'il n'a pas été déplacé ou supprimé.",
+            "Le fichier audio est introuvable.",
+            "Vérifiez qu'il n'a pas été déplacé ou supprimé.",
             f"no such file: {path}",
         ) from exc
     except (IsADirectoryError, PermissionError) as exc:
         raise AudioInputError(
-            "Impossible d'ouvrir le fichier audio.", "Vérifiez le fichier choisi et ses droits.",
+            "Impossible d'ouvrir le fichier audio.",
+            "Vérifiez le fichier choisi et ses droits.",
             f"cannot open {path}: {exc}",
         ) from exc
     except (struct.error, ValueError) as exc:
@@ -257,8 +285,20 @@ def wav_bytes(clip: AudioClip) -> bytes:
     samples = np.nan_to_num(clip.samples, nan=0.0, posinf=1.0, neginf=-1.0)
     pcm = np.round(np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
     header = struct.pack(
-        "<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(pcm), b"WAVE", b"fmt ", 16, _PCM, 1,
-        clip.sample_rate, clip.sample_rate * 2, 2, 16, b"data", len(pcm),
+        "<4sI4s4sIHHIIHH4sI",
+        b"RIFF",
+        36 + len(pcm),
+        b"WAVE",
+        b"fmt ",
+        16,
+        _PCM,
+        1,
+        clip.sample_rate,
+        clip.sample_rate * 2,
+        2,
+        16,
+        b"data",
+        len(pcm),
     )
     return header + pcm
 

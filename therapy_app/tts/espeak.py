@@ -71,11 +71,27 @@ class EspeakVoice:
             SpeechSynthesisError: the program failed or wrote no audio.
         """
         # -m: interpret SSML (<break time="..."/>); -b 1: input is UTF-8.
-        cmd = [self._exe, "-v", "fr", "-s", str(s_for_rate(rate_wpm)),
-               "-g", str(word_gap_for_rate(rate_wpm)), "-m", "-b", "1", "--stdout"]
+        cmd = [
+            self._exe,
+            "-v",
+            "fr",
+            "-s",
+            str(s_for_rate(rate_wpm)),
+            "-g",
+            str(word_gap_for_rate(rate_wpm)),
+            "-m",
+            "-b",
+            "1",
+            "--stdout",
+        ]
         try:
-            result = subprocess.run(cmd, input=markup.encode("utf-8"), capture_output=True,
-                                    timeout=_TIMEOUT_S, check=False)
+            result = subprocess.run(
+                cmd,
+                input=markup.encode("utf-8"),
+                capture_output=True,
+                timeout=_TIMEOUT_S,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise self._failed(markup, str(exc)) from exc
         if result.returncode != 0:
@@ -88,6 +104,7 @@ class EspeakVoice:
     @staticmethod
     def _failed(markup: str, detail: str) -> SpeechSynthesisError:
         return SpeechSynthesisError(
-            "La voix de secours n'a pas pu lire ce texte.", "Réessayez.",
+            "La voix de secours n'a pas pu lire ce texte.",
+            "Réessayez.",
             f"espeak-ng failed on {markup!r}: {detail}",
         )

@@ -63,11 +63,13 @@ class PicoVoice:
             SpeechSynthesisError: the engine failed or produced nothing.
         """
         try:
-            pcm = self._engine.speak(markup, voice=VOICE, speed=speed_for_rate(rate_wpm),
-                                     volume=ENGINE_VOLUME)
+            pcm = self._engine.speak(
+                markup, voice=VOICE, speed=speed_for_rate(rate_wpm), volume=ENGINE_VOLUME
+            )
         except Exception as exc:  # noqa: BLE001 - the C extension raises plain errors
             raise SpeechSynthesisError(
-                "La voix n'a pas pu lire ce texte.", "Réessayez avec une phrase plus simple.",
+                "La voix n'a pas pu lire ce texte.",
+                "Réessayez avec une phrase plus simple.",
                 f"Pico failed on {markup!r}: {exc}",
             ) from exc
         samples = np.frombuffer(pcm, "<i2").astype(np.float32) / 32768.0

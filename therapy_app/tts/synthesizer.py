@@ -53,7 +53,7 @@ def _trim_edges(samples: np.ndarray) -> np.ndarray:
     if not len(loud):
         return samples
     pad = int(_EDGE_PAD_S * SAMPLE_RATE)
-    return samples[max(0, loud[0] - pad):min(len(samples), loud[-1] + 1 + pad)]
+    return samples[max(0, loud[0] - pad) : min(len(samples), loud[-1] + 1 + pad)]
 
 
 class SpeechSynthesizer:
@@ -131,7 +131,8 @@ class SpeechSynthesizer:
             raw = AudioClip(resample(raw.samples, raw.sample_rate, SAMPLE_RATE))
         if raw.peak < _SILENCE:
             raise SpeechSynthesisError(
-                "La voix n'a rien produit pour ce texte.", "Vérifiez l'orthographe du texte.",
+                "La voix n'a rien produit pour ce texte.",
+                "Vérifiez l'orthographe du texte.",
                 f"{self.voice_name} returned silence for {text!r}",
             )
         return AudioClip(normalise(_trim_edges(raw.samples), options.target_peak))

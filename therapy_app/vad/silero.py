@@ -79,8 +79,9 @@ class VoiceActivityDetector:
         self._sr = np.array(SAMPLE_RATE, dtype=np.int64)
 
     @classmethod
-    def load(cls, model_dir: Path | None = None, provider: str | None = None
-             ) -> VoiceActivityDetector:
+    def load(
+        cls, model_dir: Path | None = None, provider: str | None = None
+    ) -> VoiceActivityDetector:
         """Load the built model (``python -m models.vad.build``).
 
         Args:
@@ -103,13 +104,18 @@ class VoiceActivityDetector:
                     f"no {sidecar}",
                 )
             bundle = model_store.ModelBundle(
-                model_store.VAD_MODEL, Path(model_dir),
+                model_store.VAD_MODEL,
+                Path(model_dir),
                 json.loads(sidecar.read_text(encoding="utf-8")),
             )
         config = bundle.meta.get("vad", {})
         problems = bundle.verify()
-        if bundle.meta.get("kind") != "vad" or config.get("sample_rate") != SAMPLE_RATE \
-                or config.get("window_samples") != WINDOW or problems:
+        if (
+            bundle.meta.get("kind") != "vad"
+            or config.get("sample_rate") != SAMPLE_RATE
+            or config.get("window_samples") != WINDOW
+            or problems
+        ):
             raise ModelInvalidError(
                 "Le détecteur de parole est endommagé.",
                 f"Reconstruisez-le avec « {model_store.BUILD_COMMAND} ».",
@@ -141,11 +147,11 @@ class VoiceActivityDetector:
     def _probabilities(self, samples: np.ndarray) -> np.ndarray:
         n = -(-len(samples) // WINDOW)
         padded = np.zeros(n * WINDOW, np.float32)
-        padded[:len(samples)] = samples
+        padded[: len(samples)] = samples
         state = VadState.initial()
         probs = np.empty(n, np.float32)
         for i in range(n):
-            probs[i] = self.window_probability(padded[i * WINDOW:(i + 1) * WINDOW], state)
+            probs[i] = self.window_probability(padded[i * WINDOW : (i + 1) * WINDOW], state)
         return probs
 
     def speech_segments(
@@ -203,7 +209,9 @@ class VoiceActivityDetector:
         return max(0.0, (span - speech) / span) if span > 0 else 0.0
 
     def end_of_speech_detector(
-        self, trailing_silence_ms: int = DEFAULT_TRAILING_SILENCE_MS, threshold: float = 0.5,
+        self,
+        trailing_silence_ms: int = DEFAULT_TRAILING_SILENCE_MS,
+        threshold: float = 0.5,
         min_speech_ms: int = 200,
     ) -> EndOfSpeechDetector:
         """A streaming detector sharing this model (see :class:`EndOfSpeechDetector`)."""
@@ -211,7 +219,9 @@ class VoiceActivityDetector:
 
 
 def segments_from_probabilities(
-    probs: np.ndarray, threshold: float = 0.5, min_speech_ms: int = 250,
+    probs: np.ndarray,
+    threshold: float = 0.5,
+    min_speech_ms: int = 250,
     min_silence_ms: int = 300,
 ) -> list[tuple[int, int]]:
     """Speech (start, end) sample indices from window probabilities, unpadded.
@@ -277,9 +287,13 @@ class EndOfSpeechDetector:
             (ignores clicks and breaths).
     """
 
-    def __init__(self, vad: VoiceActivityDetector,
-                 trailing_silence_ms: int = DEFAULT_TRAILING_SILENCE_MS,
-                 threshold: float = 0.5, min_speech_ms: int = 200) -> None:
+    def __init__(
+        self,
+        vad: VoiceActivityDetector,
+        trailing_silence_ms: int = DEFAULT_TRAILING_SILENCE_MS,
+        threshold: float = 0.5,
+        min_speech_ms: int = 200,
+    ) -> None:
         self._vad = vad
         self.trailing_silence_ms = trailing_silence_ms
         self.threshold = threshold
@@ -316,8 +330,8 @@ class EndOfSpeechDetector:
         for i in range(n):
             if self.end_of_speech:
                 break
-            self._step(data[i * WINDOW:(i + 1) * WINDOW])
-        self._pending = data[n * WINDOW:].copy()
+            self._step(data[i * WINDOW : (i + 1) * WINDOW])
+        self._pending = data[n * WINDOW :].copy()
         return self.end_of_speech
 
     def _step(self, window: np.ndarray) -> None:
