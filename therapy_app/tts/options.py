@@ -12,7 +12,9 @@ from therapy_app.errors import SpeechSynthesisError
 DEFAULT_RATE_WPM = 140.0
 MIN_RATE_WPM = 40.0
 MAX_RATE_WPM = 400.0
-MAX_PAUSE_MS = 5_000
+# Pico honours a <break> of at most 1 s (longer values wrap around modulo 1 s,
+# consecutive breaks do not add up), so longer pauses cannot be promised.
+MAX_PAUSE_MS = 1_000
 
 _TAG = re.compile(r"<[^<>]*>")
 _WORD = re.compile(r"\w+(?:['’-]\w+)*")

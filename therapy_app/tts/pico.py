@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,19 @@ MIN_SPEED, MAX_SPEED = 0.2, 5.0
 # Pico's own output clips on about a third of sentences at volume 1.0; 0.7
 # keeps every peak below full scale and the synthesizer normalises afterwards.
 ENGINE_VOLUME = 0.7
+# Pico takes <break time="1200ms"/> as 200 ms (the time wraps modulo 1 s).
+MAX_BREAK_MS = 1000
+_BREAK = re.compile(r'(<break\s+time\s*=\s*["\'])(\d+(?:\.\d+)?)\s*(ms|s)(["\'])', re.IGNORECASE)
+
+
+def _clamp_break(match: re.Match[str]) -> str:
+    value = float(match.group(2)) * (1000.0 if match.group(3).lower() == "s" else 1.0)
+    return f"{match.group(1)}{int(min(value, MAX_BREAK_MS))}ms{match.group(4)}"
+
+
+def clamp_breaks(markup: str) -> str:
+    """Limit every ``<break time=...>`` to what Pico really honours (1 s)."""
+    return _BREAK.sub(_clamp_break, markup)
 
 
 def speed_for_rate(rate_wpm: float) -> float:
@@ -64,7 +78,10 @@ class PicoVoice:
         """
         try:
             pcm = self._engine.speak(
-                markup, voice=VOICE, speed=speed_for_rate(rate_wpm), volume=ENGINE_VOLUME
+                clamp_breaks(markup),
+                voice=VOICE,
+                speed=speed_for_rate(rate_wpm),
+                volume=ENGINE_VOLUME,
             )
         except Exception as exc:  # noqa: BLE001 - the C extension raises plain errors
             raise SpeechSynthesisError(
