@@ -1,0 +1,260 @@
+"""Agrammatism rules: omissions and substitutions of grammatical morphemes (Broca's aphasia).
+
+Every rule takes the tagged tokens of a correct sentence, a random generator and
+a probability, and returns the new tokens and whether it changed anything. The
+tags come from the generator, so "drop the determiners" really drops determiners.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import random
+from collections.abc import Callable
+from contextlib import redirect_stderr
+
+from pyrealb import A, V
+from pyrealb.Constituent import PyrealbException
+
+from models.corrector.corpus.tokens import Tag, Token
+
+_LOGGER = logging.getLogger(__name__)
+
+Rule = Callable[[list[Token], random.Random, float], tuple[list[Token], bool]]
+
+_TONIC = {"je": "moi", "j'": "moi", "tu": "toi", "il": "lui", "elle": "elle", "on": "nous",
+          "nous": "nous", "vous": "vous", "ils": "eux", "elles": "elles"}
+_VERBAL = (Tag.VERB, Tag.AUX, Tag.AUX_FUT, Tag.MODAL, Tag.COP)
+_PREP_DET_AS_DET = {"au": "le", "aux": "les", "du": "le", "des": "les"}
+_PREP_DET_AS_PREP = {"au": "à", "aux": "à", "du": "de", "des": "de"}
+_DET_GENDER_SWAP = {"le": "la", "la": "le", "un": "une", "une": "un", "mon": "ma", "ma": "mon",
+                    "ton": "ta", "ta": "ton", "son": "sa", "sa": "son", "ce": "cette",
+                    "cette": "ce", "cet": "cette", "les": "le", "des": "un", "mes": "mon",
+                    "ses": "son", "tes": "ton"}
+
+
+def _keep(tokens: list[Token], drop: set[int]) -> list[Token]:
+    return [t for i, t in enumerate(tokens) if i not in drop]
+
+
+def _silence_pyrealb(func):
+    @functools.wraps(func)
+    def wrapper(*args):
+        try:
+            with redirect_stderr(io.StringIO()):
+                return func(*args)
+        except (PyrealbException, KeyError, IndexError, TypeError, AttributeError):
+            return ""
+
+    return wrapper
+
+
+@functools.cache
+@_silence_pyrealb
+def conjugate(lemma: str, tense: str, pe: int, n: str) -> str:
+    """A verb form from pyrealb ("" when it cannot be produced)."""
+    return V(lemma).t(tense).pe(pe).n(n).realize().strip(" .").lower()
+
+
+@functools.cache
+@_silence_pyrealb
+def participle(lemma: str) -> str:
+    """Masculine singular past participle."""
+    return V(lemma).t("pp").realize().strip(" .").lower()
+
+
+@functools.cache
+@_silence_pyrealb
+def adjective(lemma: str, g: str, n: str) -> str:
+    """An inflected adjective."""
+    return A(lemma).g(g).n(n).realize().strip(" .").lower()
+
+
+def drop_question_words(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Drops "est-ce que" (agrammatic questions rely on intonation and a bare wh-word)."""
+    idx = {i for i, t in enumerate(tokens) if t.tag == Tag.QW and t.form.lower() in
+           ("est-ce", "que", "qu'")}
+    if not idx or rng.random() >= p:
+        return tokens, False
+    out = _keep(tokens, idx)
+    out = [t.with_form("quoi") if t.tag == Tag.QW and t.form.lower() == "qu'est-ce" else t
+           for t in out]
+    return out, True
+
+
+def subject_clitic(tokens: list[Token], rng: random.Random, p_drop: float,
+                   p_tonic: float) -> tuple[list[Token], list[str]]:
+    """Drops a subject clitic or replaces it by the tonic pronoun ("je" -> "moi")."""
+    out: list[Token] = []
+    fired: list[str] = []
+    for tok in tokens:
+        if tok.tag in (Tag.CLS, Tag.CLS_INV):
+            roll = rng.random()
+            if roll < p_drop:
+                fired.append("subj_drop")
+                continue
+            if tok.tag == Tag.CLS and roll < p_drop + p_tonic:
+                tonic = _TONIC.get(tok.form.lower())
+                if tonic is not None:
+                    out.append(Token(tonic, Tag.PRON, tonic, dict(tok.feats)))
+                    fired.append("subj_tonic")
+                    continue
+        out.append(tok)
+    return out, fired
+
+
+def _drop_tagged(tags: tuple[str, ...]) -> Rule:
+    def rule(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+        drop = {i for i, t in enumerate(tokens) if t.tag in tags and rng.random() < p}
+        return _keep(tokens, drop), bool(drop)
+
+    return rule
+
+
+drop_ne = _drop_tagged((Tag.NEG_NE,))
+drop_aux = _drop_tagged((Tag.AUX, Tag.AUX_FUT))
+drop_object_clitics = _drop_tagged((Tag.CLO,))
+drop_modifiers = _drop_tagged((Tag.ADV, Tag.CONJ))
+
+
+def drop_copula(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Drops "être" as a main verb; "c'est bon" becomes "ça bon"."""
+    out: list[Token] = []
+    fired = False
+    for i, tok in enumerate(tokens):
+        if tok.tag == Tag.COP and rng.random() < p:
+            fired = True
+            if out and out[-1].tag == Tag.DEM:
+                out[-1] = out[-1].with_form("ça")
+            continue
+        out.append(tok)
+        del i
+    return out, fired
+
+
+def preverbal_negation(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Drops "ne" and puts "pas" before the first verb: "moi pas aller"."""
+    neg = [i for i, t in enumerate(tokens) if t.tag == Tag.NEG]
+    verbs = [i for i, t in enumerate(tokens) if t.tag in _VERBAL]
+    if not neg or not verbs or rng.random() >= p:
+        return tokens, False
+    pas = tokens[neg[0]]
+    rest = [t for i, t in enumerate(tokens) if i != neg[0] and t.tag != Tag.NEG_NE]
+    first_verb = next(i for i, t in enumerate(rest) if t.tag in _VERBAL)
+    return [*rest[:first_verb], pas, *rest[first_verb:]], True
+
+
+def infinitive(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Leaves finite verbs and participles in the infinitive: "moi aller"."""
+    out: list[Token] = []
+    fired = False
+    for tok in tokens:
+        if (tok.tag in (Tag.VERB, Tag.MODAL, Tag.COP) and tok.feats.get("vform") != "inf"
+                and rng.random() < p and tok.lemma.isalpha()):
+            out.append(tok.with_form(tok.lemma, vform="inf"))
+            fired = True
+        else:
+            out.append(tok)
+    return out, fired
+
+
+def bare_participle(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Replaces finite verbs by the bare past participle: "moi mangé"."""
+    out: list[Token] = []
+    fired = False
+    for tok in tokens:
+        if tok.tag == Tag.VERB and tok.feats.get("vform") == "fin" and rng.random() < p:
+            form = participle(tok.lemma)
+            if form and form != tok.form.lower():
+                out.append(tok.with_form(form, vform="pp"))
+                fired = True
+                continue
+        out.append(tok)
+    return out, fired
+
+
+def drop_prepositions(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Drops prepositions; a contracted "au" keeps its article ("aller le marché")."""
+    out: list[Token] = []
+    fired = False
+    for tok in tokens:
+        if tok.tag in (Tag.PREP, Tag.PREP_DET) and rng.random() < p:
+            fired = True
+            if tok.tag == Tag.PREP_DET:
+                article = _PREP_DET_AS_DET.get(tok.form.lower())
+                if article:
+                    out.append(Token(article, Tag.DET, "le", dict(tok.feats)))
+            continue
+        out.append(tok)
+    return out, fired
+
+
+def drop_determiners(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Drops articles, possessives, demonstratives and partitives ("du pain" -> "pain")."""
+    out: list[Token] = []
+    fired = False
+    skip_det = False
+    for tok in tokens:
+        if skip_det and tok.tag == Tag.DET:
+            skip_det = False
+            continue
+        skip_det = False
+        if tok.tag in (Tag.DET, Tag.PART) and rng.random() < p:
+            fired = True
+            # "de la" / "de l'": the article after the partitive "de" goes too.
+            skip_det = tok.tag == Tag.PART
+            continue
+        if tok.tag == Tag.PREP_DET and rng.random() < p:
+            fired = True
+            out.append(Token(_PREP_DET_AS_PREP[tok.form.lower()], Tag.PREP, "", dict(tok.feats)))
+            continue
+        out.append(tok)
+    return out, fired
+
+
+def agreement_errors(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Gender/number errors on determiners and adjectives, person errors on verbs."""
+    out: list[Token] = []
+    fired = False
+    for tok in tokens:
+        low = tok.form.lower()
+        if rng.random() >= p:
+            out.append(tok)
+            continue
+        new = ""
+        if tok.tag == Tag.DET and low in _DET_GENDER_SWAP:
+            new = _DET_GENDER_SWAP[low]
+        elif tok.tag == Tag.ADJ and tok.lemma.isalpha():
+            g = "m" if tok.feats.get("g") == "f" else "f"
+            new = adjective(tok.lemma, g, tok.feats.get("n", "s"))
+        elif tok.tag == Tag.VERB and tok.feats.get("vform") == "fin":
+            pe, n = rng.choice(((3, "s"), (3, "p"), (1, "s"), (2, "p")))
+            new = conjugate(tok.lemma, "p", pe, n)
+        if new and new != low:
+            out.append(tok.with_form(new))
+            fired = True
+        else:
+            out.append(tok)
+    return out, fired
+
+
+def repeat_word(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Repeats a word (perseveration/hesitation), mostly the first: "moi moi aller"."""
+    words = [i for i, t in enumerate(tokens) if t.tag != Tag.PUNCT and not t.hyphen]
+    if not words or rng.random() >= p:
+        return tokens, False
+    i = words[0] if rng.random() < 0.5 else rng.choice(words)
+    copy = tokens[i].with_form(tokens[i].form)
+    return [*tokens[: i + 1], copy, *tokens[i + 1 :]], True
+
+
+def insert_filler(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Inserts "euh" (one, sometimes two) between words."""
+    if rng.random() >= p:
+        return tokens, False
+    out = list(tokens)
+    for _ in range(1 if rng.random() < 0.75 else 2):
+        slots = [i for i in range(len(out) + 1) if i == 0 or not out[i - 1].hyphen]
+        out.insert(rng.choice(slots), Token("euh", Tag.INTJ, "euh"))
+    return out, True
