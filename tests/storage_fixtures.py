@@ -1,16 +1,13 @@
-"""Shared helpers for the storage tests: a fake clock, clips, attempt records, a repository."""
+"""Shared helpers for the storage tests: a fake clock, clips, attempt records."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import numpy as np
-import pytest
 
 from therapy_app.audio.clip import AudioClip
-from therapy_app.storage import AttemptRecord, Candidate, SessionRepository, StepTimings
+from therapy_app.storage import AttemptRecord, Candidate, StepTimings
 
 T0 = datetime(2025, 3, 14, 9, 30, tzinfo=UTC)
 
@@ -46,7 +43,10 @@ def make_record(session_id: int, **overrides: object) -> AttemptRecord:
         token_logprobs=[-0.1, -0.2, -0.3],
         avg_logprob=-0.2,
         correction_best="le chat dort",
-        correction_alternatives=[Candidate("le chat sort", -1.5), Candidate("les chats dorment", -2.0)],
+        correction_alternatives=[
+            Candidate("le chat sort", -1.5),
+            Candidate("les chats dorment", -2.0),
+        ],
         chosen_sentence=None,
         repetition_transcript=None,
         target_score=0.9,
@@ -60,15 +60,3 @@ def make_record(session_id: int, **overrides: object) -> AttemptRecord:
     )
     fields.update(overrides)
     return AttemptRecord(**fields)  # type: ignore[arg-type]
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
-    repository = SessionRepository(tmp_path / "data", clock=clock)
-    yield repository
-    repository.close()

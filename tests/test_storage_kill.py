@@ -43,7 +43,9 @@ CHILD = textwrap.dedent(
 )
 
 
-def _run_and_kill(script: Path, data_dir: Path, session_id: int, kill_after: int, seed: int) -> list[int]:
+def _run_and_kill(
+    script: Path, data_dir: Path, session_id: int, kill_after: int, seed: int
+) -> list[int]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT), env.get("PYTHONPATH", "")])
     proc = subprocess.Popen(

@@ -14,8 +14,8 @@ from therapy_app.storage.metrics import (
     speech_seconds,
     verb_count,
     word_count,
-    word_errors,
     word_error_rate,
+    word_errors,
     words,
     words_per_minute,
 )
@@ -24,8 +24,10 @@ from therapy_app.storage.metrics import (
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Euh, l'homme m'a dit-il... aujourd'hui",
-         ["l'", "homme", "m'", "a", "dit", "il", "aujourd'hui"]),
+        (
+            "Euh, l'homme m'a dit-il... aujourd'hui",
+            ["l'", "homme", "m'", "a", "dit", "il", "aujourd'hui"],
+        ),
         ("J\u2019ai mangé une pomme.", ["j'", "ai", "mangé", "une", "pomme"]),
         ("Qu'est-ce que c'est ?", ["qu'", "est", "ce", "que", "c'", "est"]),
         ("A-t-il vu peut-être quelqu'un", ["a", "il", "vu", "peut-être", "quelqu'un"]),
@@ -79,8 +81,29 @@ def test_counts_ratio_and_verbs(text: str, count: int, ratio: float | None, verb
 
 
 def test_closed_class_list_covers_the_documented_categories() -> None:
-    for word in ["le", "une", "des", "ces", "à", "dans", "et", "mais", "que", "je", "lui",
-                 "y", "en", "suis", "ont", "avait", "ne", "pas", "jamais", "l'", "qu'"]:
+    for word in [
+        "le",
+        "une",
+        "des",
+        "ces",
+        "à",
+        "dans",
+        "et",
+        "mais",
+        "que",
+        "je",
+        "lui",
+        "y",
+        "en",
+        "suis",
+        "ont",
+        "avait",
+        "ne",
+        "pas",
+        "jamais",
+        "l'",
+        "qu'",
+    ]:
         assert word in closed_class.CLOSED_CLASS_WORDS, word
     for content in ["chat", "manger", "trois", "maison", "euh"]:
         assert content not in closed_class.CLOSED_CLASS_WORDS, content

@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
-from storage_fixtures import FakeClock, clock, repo  # noqa: F401
+from storage_fixtures import FakeClock
 
-from therapy_app.storage import AccountError, AccountLockedError, SessionRepository
-from therapy_app.storage import passwords
+from therapy_app.storage import AccountError, AccountLockedError, SessionRepository, passwords
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
+    repository = SessionRepository(tmp_path / "data", clock=clock)
+    yield repository
+    repository.close()
 
 
 def test_hash_uses_memory_hard_scrypt_with_a_random_salt() -> None:
@@ -45,13 +58,15 @@ def test_lock_duration_grows_and_is_capped() -> None:
     assert passwords.lock_duration(100) == timedelta(hours=1)
 
 
-def test_first_run_and_account_creation(repo: SessionRepository) -> None:  # noqa: F811
+def test_first_run_and_account_creation(repo: SessionRepository) -> None:
     assert not repo.has_therapist()
     repo.create_therapist("orthophoniste", "correct horse")
     assert repo.has_therapist()
-    stored = sqlite3.connect(repo.db_path).execute(
-        "SELECT password_hash, password_salt, scrypt_n FROM therapists"
-    ).fetchone()
+    stored = (
+        sqlite3.connect(repo.db_path)
+        .execute("SELECT password_hash, password_salt, scrypt_n FROM therapists")
+        .fetchone()
+    )
     assert b"correct horse" not in stored[0] and stored[2] == 2**14
     assert repo.verify_therapist("orthophoniste", "correct horse")
     assert repo.verify_therapist("ORTHOPHONISTE", "correct horse")  # usernames ignore case
@@ -66,7 +81,8 @@ def test_first_run_and_account_creation(repo: SessionRepository) -> None:  # noq
 
 
 def test_lockout_after_five_failures_with_increasing_delay(
-    repo: SessionRepository, clock: FakeClock  # noqa: F811
+    repo: SessionRepository,
+    clock: FakeClock,
 ) -> None:
     repo.create_therapist("ortho", "bon mot de passe")
     for _ in range(4):
@@ -92,7 +108,7 @@ def test_lockout_after_five_failures_with_increasing_delay(
     assert repo.verify_therapist("ortho", "bon mot de passe") is True
 
 
-def test_lock_survives_reopening(tmp_path, clock: FakeClock) -> None:  # noqa: F811
+def test_lock_survives_reopening(tmp_path, clock: FakeClock) -> None:
     with SessionRepository(tmp_path, clock=clock) as first:
         first.create_therapist("ortho", "bon mot de passe")
         for _ in range(4):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import sqlite3
 import threading
 import wave
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from storage_fixtures import FakeClock, clock, make_clip, make_record, repo  # noqa: F401
+from storage_fixtures import FakeClock, make_clip, make_record
 
 from therapy_app.storage import (
     EXPORT_COLUMNS,
@@ -20,7 +21,19 @@ from therapy_app.storage import repository as repository_module
 from therapy_app.storage.recordings import file_sha256
 
 
-def test_patients(repo: SessionRepository) -> None:  # noqa: F811
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
+    repository = SessionRepository(tmp_path / "data", clock=clock)
+    yield repository
+    repository.close()
+
+
+def test_patients(repo: SessionRepository) -> None:
     zoe = repo.create_patient("  Zoé Martin ")
     andre = repo.create_patient("André", initials="AN", avatar_colour="#abcdef")
     assert zoe.display_name == "Zoé Martin" and zoe.initials == "ZM"
@@ -34,7 +47,7 @@ def test_patients(repo: SessionRepository) -> None:  # noqa: F811
         repo.create_patient("   ")
 
 
-def test_sessions(repo: SessionRepository, clock: FakeClock) -> None:  # noqa: F811
+def test_sessions(repo: SessionRepository, clock: FakeClock) -> None:
     patient = repo.create_patient("Paul")
     exercise = repo.list_exercises("completion")[0]
     session = repo.start_session(patient.id, "completion", exercise_id=exercise.id)
@@ -49,7 +62,7 @@ def test_sessions(repo: SessionRepository, clock: FakeClock) -> None:  # noqa: F
         repo.start_session(patient.id, "karaoke")
 
 
-def test_attempt_round_trip_with_recording(repo: SessionRepository, clock: FakeClock) -> None:  # noqa: F811
+def test_attempt_round_trip_with_recording(repo: SessionRepository, clock: FakeClock) -> None:
     patient = repo.create_patient("Paul")
     session = repo.start_session(patient.id, "repetition")
     record = make_record(session.id, duration_s=None, raw_transcript="le chat dort")
@@ -58,12 +71,28 @@ def test_attempt_round_trip_with_recording(repo: SessionRepository, clock: FakeC
     attempt = repo.get_attempt(attempt_id)
 
     stored = attempt.record
-    assert stored.recording_path == f"recordings/{patient.id}/2025-03/{Path(stored.recording_path).name}"
+    assert (
+        stored.recording_path
+        == f"recordings/{patient.id}/2025-03/{Path(stored.recording_path).name}"
+    )
     assert stored.duration_s == pytest.approx(0.75)
-    for field in ("raw_transcript", "target_text", "token_logprobs", "avg_logprob",
-                  "correction_best", "correction_alternatives", "target_score",
-                  "target_logprob", "cue_level", "timings", "provider", "model_versions",
-                  "pause_ratio", "kind", "session_id"):
+    for field in (
+        "raw_transcript",
+        "target_text",
+        "token_logprobs",
+        "avg_logprob",
+        "correction_best",
+        "correction_alternatives",
+        "target_score",
+        "target_logprob",
+        "cue_level",
+        "timings",
+        "provider",
+        "model_versions",
+        "pause_ratio",
+        "kind",
+        "session_id",
+    ):
         assert getattr(stored, field) == getattr(record, field), field
     assert attempt.created_at == clock.now
 
@@ -84,7 +113,7 @@ def test_attempt_round_trip_with_recording(repo: SessionRepository, clock: FakeC
     assert attempt.metrics.words_per_minute == pytest.approx(3 / 0.375 * 60)
 
 
-def test_given_success_is_kept(repo: SessionRepository) -> None:  # noqa: F811
+def test_given_success_is_kept(repo: SessionRepository) -> None:
     patient = repo.create_patient("Paul")
     session = repo.start_session(patient.id, "repetition")
     attempt_id = repo.add_attempt(make_record(session.id, success=False))
@@ -94,7 +123,8 @@ def test_given_success_is_kept(repo: SessionRepository) -> None:  # noqa: F811
 
 
 def test_failed_insert_leaves_no_recording(
-    repo: SessionRepository, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    repo: SessionRepository,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     patient = repo.create_patient("Paul")
     session = repo.start_session(patient.id, "repetition")
@@ -108,7 +138,7 @@ def test_failed_insert_leaves_no_recording(
     assert not [p for p in (repo.data_dir / "recordings").rglob("*") if p.is_file()]
 
 
-def test_list_attempts_by_session_and_patient(repo: SessionRepository, clock: FakeClock) -> None:  # noqa: F811
+def test_list_attempts_by_session_and_patient(repo: SessionRepository, clock: FakeClock) -> None:
     alice, bob = repo.create_patient("Alice"), repo.create_patient("Bob")
     s1 = repo.start_session(alice.id, "repetition")
     s2 = repo.start_session(alice.id, "free_speech")
@@ -124,7 +154,8 @@ def test_list_attempts_by_session_and_patient(repo: SessionRepository, clock: Fa
 
 
 def test_edit_is_audited_original_kept_and_metrics_recomputed(
-    repo: SessionRepository, clock: FakeClock  # noqa: F811
+    repo: SessionRepository,
+    clock: FakeClock,
 ) -> None:
     patient = repo.create_patient("Paul")
     session = repo.start_session(patient.id, "repetition")
@@ -162,7 +193,7 @@ def test_edit_is_audited_original_kept_and_metrics_recomputed(
         repo.edit_transcript(attempt_id, "target_text", "x", "ortho1")
 
 
-def test_edit_keeps_a_given_success(repo: SessionRepository) -> None:  # noqa: F811
+def test_edit_keeps_a_given_success(repo: SessionRepository) -> None:
     patient = repo.create_patient("Paul")
     session = repo.start_session(patient.id, "repetition")
     attempt_id = repo.add_attempt(make_record(session.id, success=True))
@@ -170,32 +201,40 @@ def test_edit_keeps_a_given_success(repo: SessionRepository) -> None:  # noqa: F
     assert edited.metrics.accuracy == 0.0 and edited.success is True
 
 
-def _fill_history(repo: SessionRepository, clock: FakeClock) -> tuple[int, list[int]]:
-    patient = repo.create_patient("Paul")
-    other = repo.create_patient("Autre")
+def _fill_history(repository: SessionRepository, fake_clock: FakeClock) -> tuple[int, list[int]]:
+    patient = repository.create_patient("Paul")
+    other = repository.create_patient("Autre")
     sessions = []
     # Session 1 (repetition): exact + half right.
-    s1 = repo.start_session(patient.id, "repetition")
-    repo.add_attempt(make_record(s1.id, raw_transcript="le chat dort", pause_ratio=0.5))
-    repo.add_attempt(make_record(s1.id, raw_transcript="le chien", target_text="le chat",
-                                 pause_ratio=0.25))
+    s1 = repository.start_session(patient.id, "repetition")
+    repository.add_attempt(make_record(s1.id, raw_transcript="le chat dort", pause_ratio=0.5))
+    repository.add_attempt(
+        make_record(s1.id, raw_transcript="le chien", target_text="le chat", pause_ratio=0.25)
+    )
     sessions.append(s1.id)
-    clock.advance(days=1)
+    fake_clock.advance(days=1)
     # Session 2 (free speech): one attempt with no reference.
-    s2 = repo.start_session(patient.id, "free_speech")
-    repo.add_attempt(make_record(s2.id, kind="free_speech", target_text=None,
-                                 raw_transcript="pain acheter", pause_ratio=None))
+    s2 = repository.start_session(patient.id, "free_speech")
+    repository.add_attempt(
+        make_record(
+            s2.id,
+            kind="free_speech",
+            target_text=None,
+            raw_transcript="pain acheter",
+            pause_ratio=None,
+        )
+    )
     sessions.append(s2.id)
-    clock.advance(days=1)
+    fake_clock.advance(days=1)
     # Session 3 (repetition): no attempt yet.
-    sessions.append(repo.start_session(patient.id, "repetition").id)
+    sessions.append(repository.start_session(patient.id, "repetition").id)
     # Another patient's data must not leak in.
-    s_other = repo.start_session(other.id, "repetition")
-    repo.add_attempt(make_record(s_other.id))
+    s_other = repository.start_session(other.id, "repetition")
+    repository.add_attempt(make_record(s_other.id))
     return patient.id, sessions
 
 
-def test_session_history(repo: SessionRepository, clock: FakeClock) -> None:  # noqa: F811
+def test_session_history(repo: SessionRepository, clock: FakeClock) -> None:
     patient_id, (s1, s2, s3) = _fill_history(repo, clock)
     history = repo.session_history(patient_id)
     assert [h.session_id for h in history] == [s3, s2, s1]  # newest first
@@ -218,7 +257,7 @@ def test_session_history(repo: SessionRepository, clock: FakeClock) -> None:  # 
     assert rep.exercise_kind == "repetition"
 
 
-def test_progress(repo: SessionRepository, clock: FakeClock) -> None:  # noqa: F811
+def test_progress(repo: SessionRepository, clock: FakeClock) -> None:
     patient_id, (s1, s2, _s3) = _fill_history(repo, clock)
     words = repo.progress(patient_id, "word_count")
     assert [(p.session_id, p.value, p.attempt_count) for p in words] == [(s1, 2.5, 2), (s2, 2.0, 1)]
@@ -232,7 +271,7 @@ def test_progress(repo: SessionRepository, clock: FakeClock) -> None:  # noqa: F
         repo.progress(patient_id, "1; DROP TABLE attempts")
 
 
-def test_export_rows(repo: SessionRepository, clock: FakeClock) -> None:  # noqa: F811
+def test_export_rows(repo: SessionRepository, clock: FakeClock) -> None:
     patient_id, _ = _fill_history(repo, clock)
     attempt_id = repo.list_attempts(patient_id=patient_id)[0].id
     repo.edit_transcript(attempt_id, "transcript", "le chat dort bien", "ortho")
@@ -248,7 +287,7 @@ def test_export_rows(repo: SessionRepository, clock: FakeClock) -> None:  # noqa
     assert len(repo.export_rows()) == 4
 
 
-def test_repository_can_be_used_from_a_worker_thread(repo: SessionRepository) -> None:  # noqa: F811
+def test_repository_can_be_used_from_a_worker_thread(repo: SessionRepository) -> None:
     patient = repo.create_patient("Paul")
     session = repo.start_session(patient.id, "repetition")
     errors: list[BaseException] = []

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import errno
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from storage_fixtures import FakeClock, clock, make_clip, make_record, repo  # noqa: F401
+from storage_fixtures import FakeClock, make_clip, make_record
 
 from therapy_app.errors import TherapyAppError
 from therapy_app.storage import (
@@ -16,8 +17,22 @@ from therapy_app.storage import (
     DatabaseVersionError,
     SessionRepository,
     StorageUnavailableError,
+    database,
+    recordings,
+    schema,
 )
-from therapy_app.storage import database, recordings, schema
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
+    repository = SessionRepository(tmp_path / "data", clock=clock)
+    yield repository
+    repository.close()
 
 
 def _build_old_database(path: Path, version: int) -> None:
@@ -48,8 +63,8 @@ def _insert_v1_rows(path: Path) -> None:
             " correction_alternatives, model_versions, timings)"
             " VALUES (42, 7, '2024-01-02T10:02:00.000000+00:00', 'free_speech',"
             " 'le chat', 'le chat dort', 'le chat dort', 0.0, 1.0, 1, 1, 2, 0.5, 0,"
-            " '[{\"text\":\"le chat dort\",\"score\":-1.0}]', '{\"whisper-base\":\"1\"}',"
-            " '{\"asr_s\":0.5,\"correct_s\":null,\"tts_s\":null}')"
+            ' \'[{"text":"le chat dort","score":-1.0}]\', \'{"whisper-base":"1"}\','
+            ' \'{"asr_s":0.5,"correct_s":null,"tts_s":null}\')'
         )
     conn.close()
 
@@ -60,11 +75,20 @@ def test_new_file_is_migrated_to_latest(tmp_path: Path) -> None:
         db = sqlite3.connect(repository.db_path)
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        assert {"patients", "therapists", "exercises", "sessions", "attempts",
-                "transcript_edits", "_sqlite_migrations"} <= tables
+        assert {
+            "patients",
+            "therapists",
+            "exercises",
+            "sessions",
+            "attempts",
+            "transcript_edits",
+            "_sqlite_migrations",
+        } <= tables
         db.close()
         assert [e.kind for e in repository.list_exercises()] == [
-            "free_speech", "repetition", "completion"
+            "free_speech",
+            "repetition",
+            "completion",
         ]
 
 
@@ -153,19 +177,20 @@ def test_every_connection_has_wal_foreign_keys_and_busy_timeout(tmp_path: Path) 
         db.close()
 
 
-def test_foreign_keys_are_enforced(repo: SessionRepository) -> None:  # noqa: F811
+def test_foreign_keys_are_enforced(repo: SessionRepository) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         repo.start_session(999, "repetition")
     db = database.connect(repo.db_path)
     with pytest.raises(sqlite3.IntegrityError):
         with database.transaction(db):
             db.execute(
-                "INSERT INTO attempts (session_id, created_at, kind) VALUES (12345, 'x', 'repetition')"
+                "INSERT INTO attempts (session_id, created_at, kind)"
+                " VALUES (12345, 'x', 'repetition')"
             )
     db.close()
 
 
-def test_transaction_rolls_back_on_error(repo: SessionRepository) -> None:  # noqa: F811
+def test_transaction_rolls_back_on_error(repo: SessionRepository) -> None:
     with pytest.raises(RuntimeError):
         with repo.transaction():
             repo.create_patient("Annulé")
@@ -199,7 +224,8 @@ def test_not_a_database_is_reported_as_corrupt(tmp_path: Path) -> None:
 
 
 def test_disk_full_while_writing_a_recording_is_an_environment_error(
-    repo: SessionRepository, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    repo: SessionRepository,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def full_disk(path: Path, clip: object) -> Path:
         from therapy_app.errors import AudioInputError
@@ -218,7 +244,7 @@ def test_disk_full_while_writing_a_recording_is_an_environment_error(
     assert repo.list_attempts(session_id=session.id) == []
 
 
-def test_bugs_are_not_disguised_as_environment_errors(repo: SessionRepository) -> None:  # noqa: F811
+def test_bugs_are_not_disguised_as_environment_errors(repo: SessionRepository) -> None:
     with pytest.raises(sqlite3.OperationalError):
         with repo.transaction():
             repo._db.execute("SELECT no_such_column FROM patients")  # noqa: SLF001

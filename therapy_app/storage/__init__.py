@@ -10,6 +10,7 @@ from therapy_app.storage.errors import (
 )
 from therapy_app.storage.metrics import AttemptMetrics
 from therapy_app.storage.queries import EXPORT_COLUMNS
+from therapy_app.storage.recordings import SavedRecording, save_recording
 from therapy_app.storage.records import (
     EXERCISE_KINDS,
     METRIC_NAMES,
@@ -25,7 +26,6 @@ from therapy_app.storage.records import (
     TherapySession,
     TranscriptEdit,
 )
-from therapy_app.storage.recordings import SavedRecording, save_recording
 from therapy_app.storage.repository import SessionRepository
 from therapy_app.storage.schema import SCHEMA_VERSION
 

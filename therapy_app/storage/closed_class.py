@@ -24,9 +24,7 @@ with the list of their time.
 
 from __future__ import annotations
 
-ARTICLES: frozenset[str] = frozenset(
-    "le la les l' un une des du de d' au aux".split()
-)
+ARTICLES: frozenset[str] = frozenset("le la les l' un une des du de d' au aux".split())
 
 DETERMINERS: frozenset[str] = frozenset(
     # possessive

@@ -126,4 +126,3 @@ def _rollback(conn: sqlite3.Connection) -> None:
 def integrity_check(db: Database) -> list[str]:
     """``PRAGMA integrity_check`` lines: ``["ok"]`` for a sound file."""
     return [row[0] for row in db.execute("PRAGMA integrity_check").fetchall()]
-

@@ -43,8 +43,7 @@ class DatabaseVersionError(StorageError):
 
     def __init__(self, found: int, supported: int) -> None:
         super().__init__(
-            "Ces données ont été enregistrées par une version plus récente de "
-            "l'application.",
+            "Ces données ont été enregistrées par une version plus récente de l'application.",
             "Installez la dernière version de l'application pour les ouvrir ; "
             "elles n'ont pas été modifiées.",
             f"database schema version {found} is newer than supported version {supported}",

@@ -53,7 +53,9 @@ _NOUN_MARKERS = (ARTICLES | DETERMINERS) - {"de", "d'", "tout", "tous", "toutes"
 _CLITIC_AMBIGUOUS = frozenset("le la les l' leur".split())
 _SUBJECTS = frozenset("je j' tu il elle on nous vous ils elles ne n' qui".split())
 # Words allowed between an auxiliary and its participle ("n'a pas encore mangé").
-_AUX_GAP = NEGATION_PARTICLES | frozenset("bien déjà encore beaucoup toujours vraiment tout".split())
+_AUX_GAP = NEGATION_PARTICLES | frozenset(
+    "bien déjà encore beaucoup toujours vraiment tout".split()
+)
 _AUX_WINDOW = 3
 
 SUCCESS_ACCURACY = 0.8

@@ -18,10 +18,17 @@ from sqlite_utils import Database
 
 from therapy_app.audio.clip import AudioClip
 from therapy_app.paths import ensure_dir, user_data_dir
-from therapy_app.storage import passwords, queries, rows
+from therapy_app.storage import accounts, queries, rows
 from therapy_app.storage.database import connect, integrity_check, raise_translated, transaction
-from therapy_app.storage.errors import AccountError, AccountLockedError, translate_os_error
+from therapy_app.storage.errors import translate_os_error
 from therapy_app.storage.metrics import SUCCESS_ACCURACY, AttemptMetrics, attempt_metrics
+from therapy_app.storage.recordings import (
+    SavedRecording,
+    file_sha256,
+    recording_file,
+    remove_recording,
+    save_recording,
+)
 from therapy_app.storage.records import (
     EXERCISE_KINDS,
     TRANSCRIPT_FIELDS,
@@ -34,19 +41,11 @@ from therapy_app.storage.records import (
     TherapySession,
     TranscriptEdit,
 )
-from therapy_app.storage.recordings import (
-    SavedRecording,
-    file_sha256,
-    recording_file,
-    remove_recording,
-    save_recording,
-)
 from therapy_app.storage.schema import migrate
 
 _LOGGER = logging.getLogger(__name__)
 
 DB_FILENAME = "therapy_app.sqlite3"
-MIN_PASSWORD_LENGTH = 8
 AVATAR_COLOURS = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 _COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -180,7 +179,7 @@ class SessionRepository:
     def has_therapist(self) -> bool:
         """False on first run: the GUI then asks to create the therapist account."""
         with self._reading("checking accounts"):
-            return bool(self._fetch("SELECT 1 FROM therapists LIMIT 1"))
+            return accounts.has_therapist(self._db)
 
     def create_therapist(self, username: str, password: str) -> None:
         """Create an account with an scrypt-hashed password.
@@ -188,27 +187,8 @@ class SessionRepository:
         Raises:
             AccountError: empty or taken username, password shorter than 8 characters.
         """
-        name = username.strip()
-        if not name:
-            raise AccountError("Le nom d'utilisateur est vide.", "Saisissez un nom.")
-        if len(password) < MIN_PASSWORD_LENGTH:
-            raise AccountError(
-                "Le mot de passe est trop court.",
-                f"Choisissez au moins {MIN_PASSWORD_LENGTH} caractères.",
-            )
-        hashed = passwords.hash_password(password)
-        try:
-            with self.transaction("creating a therapist"):
-                self._db.execute(
-                    "INSERT INTO therapists (username, password_hash, password_salt, scrypt_n,"
-                    " scrypt_r, scrypt_p, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (name, hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p,
-                     rows.to_db_time(self._clock())),
-                )
-        except sqlite3.IntegrityError as exc:
-            raise AccountError(
-                "Ce nom d'utilisateur existe déjà.", "Choisissez-en un autre.", str(exc)
-            ) from exc
+        with self._reading("creating a therapist"):
+            accounts.create_therapist(self._db, username, password, self._clock())
 
     def verify_therapist(self, username: str, password: str) -> bool:
         """Check a password; count failures and lock the account after too many.
@@ -220,48 +200,8 @@ class SessionRepository:
         Raises:
             AccountLockedError: the account is locked, or this failure locked it.
         """
-        with self._reading("reading a therapist"):
-            found = self._fetch(
-                "SELECT * FROM therapists WHERE username = ?", (username.strip(),)
-            )
-        if not found:
-            passwords.burn_time(password)
-            return False
-        row, now = found[0], self._clock()
-        locked_until = rows.from_db_time(row["locked_until"])
-        if locked_until is not None and now < locked_until:
-            raise AccountLockedError(row["username"], locked_until)
-        stored = passwords.PasswordHash(
-            row["password_hash"], row["password_salt"],
-            row["scrypt_n"], row["scrypt_r"], row["scrypt_p"],
-        )
-        if passwords.check_password(password, stored):
-            with self.transaction("resetting failures"):
-                self._db.execute(
-                    "UPDATE therapists SET failed_attempts = 0, locked_until = NULL WHERE id = ?",
-                    (row["id"],),
-                )
-            return True
-        with self.transaction("counting a failure"):
-            # Increment in SQL so two windows failing at once both count.
-            self._db.execute(
-                "UPDATE therapists SET failed_attempts = failed_attempts + 1 WHERE id = ?",
-                (row["id"],),
-            )
-            failures = self._fetch(
-                "SELECT failed_attempts FROM therapists WHERE id = ?", (row["id"],)
-            )[0][0]
-            delay = passwords.lock_duration(failures)
-            until = now + delay if delay is not None else None
-            if until is not None:
-                self._db.execute(
-                    "UPDATE therapists SET locked_until = ? WHERE id = ?",
-                    (rows.to_db_time(until), row["id"]),
-                )
-        _LOGGER.warning("wrong password for therapist %r (%d in a row)", username, failures)
-        if until is not None:
-            raise AccountLockedError(row["username"], until)
-        return False
+        with self._reading("verifying a therapist"):
+            return accounts.verify_therapist(self._db, username, password, self._clock())
 
     # -- exercises and sessions -------------------------------------------------
 
@@ -377,8 +317,7 @@ class SessionRepository:
             pause_ratio=record.pause_ratio,
             reference=record.reference,
             repetition=(
-                edited_repetition if edited_repetition is not None
-                else record.repetition_transcript
+                edited_repetition if edited_repetition is not None else record.repetition_transcript
             ),
         )
 
@@ -452,7 +391,8 @@ class SessionRepository:
                 return attempt
             edited = new_text if field == "transcript" else attempt.edited_transcript
             edited_rep = (
-                new_text if field == "repetition_transcript"
+                new_text
+                if field == "repetition_transcript"
                 else attempt.edited_repetition_transcript
             )
             metrics = self._metrics_for(attempt.record, edited, edited_rep)
@@ -471,8 +411,7 @@ class SessionRepository:
             self._db.execute(
                 "INSERT INTO transcript_edits (attempt_id, field, old_text, new_text, editor,"
                 " edited_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (attempt_id, field, old, new_text, editor.strip(),
-                 rows.to_db_time(self._clock())),
+                (attempt_id, field, old, new_text, editor.strip(), rows.to_db_time(self._clock())),
             )
             return self.get_attempt(attempt_id)
 
