@@ -136,6 +136,16 @@ def test_failed_insert_leaves_no_recording(
     with pytest.raises(sqlite3.OperationalError):
         repo.add_attempt(make_record(session.id), make_clip())
     assert not [p for p in (repo.data_dir / "recordings").rglob("*") if p.is_file()]
+    assert repo.orphan_recordings() == []
+
+
+def test_orphan_recordings(repo: SessionRepository) -> None:
+    patient = repo.create_patient("Paul")
+    session = repo.start_session(patient.id, "repetition")
+    repo.add_attempt(make_record(session.id), make_clip())
+    assert repo.orphan_recordings() == []
+    stray = repo.save_recording(make_clip(seed=3), patient.id)  # as if the row never came
+    assert repo.orphan_recordings() == [stray.relative_path]
 
 
 def test_list_attempts_by_session_and_patient(repo: SessionRepository, clock: FakeClock) -> None:

@@ -139,6 +139,8 @@ def test_newer_database_is_refused_in_french_and_left_untouched(tmp_path: Path) 
     path = tmp_path / "future.sqlite3"
     SessionRepository(tmp_path, db_path=path).close()
     conn = sqlite3.connect(path)
+    # A rollback-journal file shows whether opening it rewrote even its header.
+    assert conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0] == "delete"
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
     before = path.read_bytes()
@@ -167,14 +169,18 @@ def test_unknown_migration_in_database_is_refused(tmp_path: Path) -> None:
 
 
 def test_every_connection_has_wal_foreign_keys_and_busy_timeout(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
     for _ in range(2):
-        db = database.connect(path)
-        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-        assert db.execute("PRAGMA busy_timeout").fetchone()[0] == database.BUSY_TIMEOUT_MS
-        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-        db.close()
+        with SessionRepository(tmp_path) as repository:
+            db = repository._db  # noqa: SLF001 - the connection settings are the point
+            assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+            assert db.execute("PRAGMA busy_timeout").fetchone()[0] == database.BUSY_TIMEOUT_MS
+            assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    # WAL is a property of the file: a plain connection sees it too.
+    plain = sqlite3.connect(tmp_path / "therapy_app.sqlite3")
+    assert plain.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert plain.execute("PRAGMA foreign_keys").fetchone()[0] == 0  # hence per connection
+    plain.close()
 
 
 def test_foreign_keys_are_enforced(repo: SessionRepository) -> None:

@@ -22,10 +22,11 @@ BUSY_TIMEOUT_MS = 5_000
 def connect(path: Path) -> Database:
     """Open ``path`` (created if missing) with the per-connection settings.
 
-    Settings: WAL journal (kept in the file, so readers never block the
-    writer), ``foreign_keys=ON`` (SQLite forgets it for every new
+    Settings: ``foreign_keys=ON`` (SQLite forgets it for every new
     connection), a busy timeout, and ``synchronous=FULL`` so that a committed
-    attempt survives a power cut too, not only a crash of the app.
+    attempt survives a power cut too, not only a crash of the app. None of
+    them writes to the file; the WAL journal mode, which does, is set by
+    :func:`enable_wal` once the schema version has been checked.
 
     The connection may be used from another thread than the one that opened
     it (the GUI's database worker); the repository serialises access.
@@ -48,16 +49,29 @@ def connect(path: Path) -> Database:
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
-            # Happens on file systems without shared memory (some network
-            # shares); the app still works, only with readers blocking writers.
-            _LOGGER.warning("WAL not available for %s, journal_mode=%s", path, mode)
         conn.execute("PRAGMA synchronous = FULL")
+        # Reading the header now turns "not a database" into an error here.
+        conn.execute("PRAGMA user_version").fetchone()
         return Database(conn)
     except sqlite3.Error as exc:
         conn.close()
         raise_translated(exc, f"configuring {path}")
+
+
+def enable_wal(db: Database) -> None:
+    """Switch the file to WAL (persistent): readers never block the writer.
+
+    Raises:
+        StorageError: the file cannot be written.
+    """
+    try:
+        mode = db.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    except sqlite3.Error as exc:
+        raise_translated(exc, "enabling WAL")
+    if str(mode).lower() != "wal":
+        # Happens on file systems without shared memory (some network shares);
+        # the app still works, only with readers blocking the writer.
+        _LOGGER.warning("WAL not available, journal_mode=%s", mode)
 
 
 def raise_translated(exc: sqlite3.Error, action: str) -> NoReturn:

@@ -115,3 +115,12 @@ def remove_recording(relative_path: str, data_dir: Path | None = None) -> None:
         recording_file(relative_path, data_dir).unlink(missing_ok=True)
     except OSError:
         _LOGGER.warning("could not remove orphan recording %s", relative_path, exc_info=True)
+
+
+def recording_files(data_dir: Path | None = None) -> set[str]:
+    """Relative POSIX paths of every file under ``<data dir>/recordings`` (temp files too)."""
+    base = Path(data_dir) if data_dir is not None else user_data_dir()
+    root = base / RECORDINGS_DIR
+    if not root.is_dir():
+        return set()
+    return {p.relative_to(base).as_posix() for p in root.rglob("*") if p.is_file()}

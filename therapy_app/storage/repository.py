@@ -18,14 +18,20 @@ from sqlite_utils import Database
 
 from therapy_app.audio.clip import AudioClip
 from therapy_app.paths import ensure_dir, user_data_dir
-from therapy_app.storage import accounts, queries, rows
-from therapy_app.storage.database import connect, integrity_check, raise_translated, transaction
+from therapy_app.storage import accounts, attempts, queries, rows
+from therapy_app.storage.database import (
+    connect,
+    enable_wal,
+    integrity_check,
+    raise_translated,
+    transaction,
+)
 from therapy_app.storage.errors import translate_os_error
-from therapy_app.storage.metrics import SUCCESS_ACCURACY, AttemptMetrics, attempt_metrics
 from therapy_app.storage.recordings import (
     SavedRecording,
     file_sha256,
     recording_file,
+    recording_files,
     remove_recording,
     save_recording,
 )
@@ -41,7 +47,7 @@ from therapy_app.storage.records import (
     TherapySession,
     TranscriptEdit,
 )
-from therapy_app.storage.schema import migrate
+from therapy_app.storage.schema import check_not_newer, migrate
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -91,10 +97,16 @@ class SessionRepository:
         try:
             ensure_dir(self.db_path.parent)
         except OSError as exc:
-            raise translate_os_error(exc, f"creating {self.db_path.parent}") from exc
+            translated = translate_os_error(exc, f"creating {self.db_path.parent}")
+            if translated is exc:
+                raise
+            raise translated from exc
         self._db: Database = connect(self.db_path)
         try:
             with self._reading("migrating"):
+                # Refuse a newer database before anything writes to the file.
+                check_not_newer(self._db)
+                enable_wal(self._db)
                 self.schema_version = migrate(self._db)
         except BaseException:
             self._db.close()
@@ -265,8 +277,10 @@ class SessionRepository:
         """Store one complete attempt, committed before returning.
 
         With ``clip``, the recording is written (and fsynced) first, then the
-        row in its own transaction: a crash can leave an unreferenced file but
-        never a row pointing to a missing or partial file.
+        row in its own transaction: a crash can leave an unreferenced file (see
+        :meth:`orphan_recordings`) but never a row pointing to a missing or
+        partial file. Inside :meth:`transaction` the row commits with the
+        outer block instead (bulk imports, the benchmark).
 
         Returns:
             The new attempt id.
@@ -290,42 +304,13 @@ class SessionRepository:
                 recording_sha256=saved.sha256,
                 duration_s=record.duration_s if record.duration_s is not None else clip.duration,
             )
-        metrics = self._metrics_for(record, None, None)
-        success, derived = self._success_for(record.success, metrics)
-        columns = rows.attempt_columns(record, created_at, success, derived)
-        columns.update(rows.metrics_columns(metrics))
-        names = ", ".join(columns)
-        marks = ", ".join("?" for _ in columns)
         try:
             with self.transaction("adding an attempt"):
-                new_id = self._db.execute(
-                    f"INSERT INTO attempts ({names}) VALUES ({marks})", tuple(columns.values())
-                ).lastrowid
+                return attempts.insert_attempt(self._db, record, created_at)
         except BaseException:
             if saved is not None:
                 remove_recording(saved.relative_path, self.data_dir)
             raise
-        return int(new_id)  # type: ignore[arg-type]
-
-    @staticmethod
-    def _metrics_for(
-        record: AttemptRecord, edited: str | None, edited_repetition: str | None
-    ) -> AttemptMetrics:
-        return attempt_metrics(
-            utterance=edited if edited is not None else record.raw_transcript,
-            duration_s=record.duration_s,
-            pause_ratio=record.pause_ratio,
-            reference=record.reference,
-            repetition=(
-                edited_repetition if edited_repetition is not None else record.repetition_transcript
-            ),
-        )
-
-    @staticmethod
-    def _success_for(given: bool | None, metrics: AttemptMetrics) -> tuple[bool | None, bool]:
-        if given is not None or metrics.accuracy is None:
-            return given, False
-        return metrics.accuracy >= SUCCESS_ACCURACY, True
 
     def get_attempt(self, attempt_id: int) -> Attempt:
         """Raises KeyError for an unknown id."""
@@ -366,6 +351,22 @@ class SessionRepository:
             return False
         return file_sha256(path) == attempt.record.recording_sha256
 
+    def orphan_recordings(self) -> list[str]:
+        """Recording files that no attempt refers to, sorted (relative paths).
+
+        A crash between writing the file and committing its row leaves one;
+        so does a temp file of an interrupted write. Nothing deletes them
+        automatically: a maintenance command can, after showing them.
+        """
+        with self._reading("listing recordings"):
+            referenced = {
+                r[0]
+                for r in self._fetch(
+                    "SELECT recording_path FROM attempts WHERE recording_path IS NOT NULL"
+                )
+            }
+        return sorted(recording_files(self.data_dir) - referenced)
+
     # -- transcript edits -------------------------------------------------------
 
     def edit_transcript(self, attempt_id: int, field: str, new_text: str, editor: str) -> Attempt:
@@ -386,33 +387,10 @@ class SessionRepository:
             raise ValueError("editor must not be empty")
         with self.transaction("editing a transcript"):
             attempt = self.get_attempt(attempt_id)
-            old = attempt.transcript if field == "transcript" else attempt.repetition_transcript
-            if old == new_text:
+            if not attempts.apply_edit(
+                self._db, attempt, field, new_text, editor.strip(), self._clock()
+            ):
                 return attempt
-            edited = new_text if field == "transcript" else attempt.edited_transcript
-            edited_rep = (
-                new_text
-                if field == "repetition_transcript"
-                else attempt.edited_repetition_transcript
-            )
-            metrics = self._metrics_for(attempt.record, edited, edited_rep)
-            success, derived = self._success_for(attempt.record.success, metrics)
-            values = rows.metrics_columns(metrics)
-            values.update(
-                edited_transcript=edited,
-                edited_repetition_transcript=edited_rep,
-                success=rows.to_db_bool(success),
-                success_derived=int(derived),
-            )
-            assignments = ", ".join(f"{name} = ?" for name in values)
-            self._db.execute(
-                f"UPDATE attempts SET {assignments} WHERE id = ?", (*values.values(), attempt_id)
-            )
-            self._db.execute(
-                "INSERT INTO transcript_edits (attempt_id, field, old_text, new_text, editor,"
-                " edited_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (attempt_id, field, old, new_text, editor.strip(), rows.to_db_time(self._clock())),
-            )
             return self.get_attempt(attempt_id)
 
     def transcript_edits(self, attempt_id: int) -> list[TranscriptEdit]:
