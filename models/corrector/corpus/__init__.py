@@ -1,1 +1,1 @@
-"""Synthetic Broca's aphasia corpus: pyrealb sentences degraded by agrammatism rules (build time)."""
+"""Synthetic Broca's aphasia corpus: generated sentences degraded by agrammatism rules."""

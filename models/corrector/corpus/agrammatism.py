@@ -23,15 +23,41 @@ _LOGGER = logging.getLogger(__name__)
 
 Rule = Callable[[list[Token], random.Random, float], tuple[list[Token], bool]]
 
-_TONIC = {"je": "moi", "j'": "moi", "tu": "toi", "il": "lui", "elle": "elle", "on": "nous",
-          "nous": "nous", "vous": "vous", "ils": "eux", "elles": "elles"}
+_TONIC = {
+    "je": "moi",
+    "j'": "moi",
+    "tu": "toi",
+    "il": "lui",
+    "elle": "elle",
+    "on": "nous",
+    "nous": "nous",
+    "vous": "vous",
+    "ils": "eux",
+    "elles": "elles",
+}
 _VERBAL = (Tag.VERB, Tag.AUX, Tag.AUX_FUT, Tag.MODAL, Tag.COP)
 _PREP_DET_AS_DET = {"au": "le", "aux": "les", "du": "le", "des": "les"}
 _PREP_DET_AS_PREP = {"au": "à", "aux": "à", "du": "de", "des": "de"}
-_DET_GENDER_SWAP = {"le": "la", "la": "le", "un": "une", "une": "un", "mon": "ma", "ma": "mon",
-                    "ton": "ta", "ta": "ton", "son": "sa", "sa": "son", "ce": "cette",
-                    "cette": "ce", "cet": "cette", "les": "le", "des": "un", "mes": "mon",
-                    "ses": "son", "tes": "ton"}
+_DET_GENDER_SWAP = {
+    "le": "la",
+    "la": "le",
+    "un": "une",
+    "une": "un",
+    "mon": "ma",
+    "ma": "mon",
+    "ton": "ta",
+    "ta": "ton",
+    "son": "sa",
+    "sa": "son",
+    "ce": "cette",
+    "cette": "ce",
+    "cet": "cette",
+    "les": "le",
+    "des": "un",
+    "mes": "mon",
+    "ses": "son",
+    "tes": "ton",
+}
 
 
 def _keep(tokens: list[Token], drop: set[int]) -> list[Token]:
@@ -71,20 +97,27 @@ def adjective(lemma: str, g: str, n: str) -> str:
     return A(lemma).g(g).n(n).realize().strip(" .").lower()
 
 
-def drop_question_words(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+def drop_question_words(
+    tokens: list[Token], rng: random.Random, p: float
+) -> tuple[list[Token], bool]:
     """Drops "est-ce que" (agrammatic questions rely on intonation and a bare wh-word)."""
-    idx = {i for i, t in enumerate(tokens) if t.tag == Tag.QW and t.form.lower() in
-           ("est-ce", "que", "qu'")}
+    idx = {
+        i
+        for i, t in enumerate(tokens)
+        if t.tag == Tag.QW and t.form.lower() in ("est-ce", "que", "qu'")
+    }
     if not idx or rng.random() >= p:
         return tokens, False
     out = _keep(tokens, idx)
-    out = [t.with_form("quoi") if t.tag == Tag.QW and t.form.lower() == "qu'est-ce" else t
-           for t in out]
+    out = [
+        t.with_form("quoi") if t.tag == Tag.QW and t.form.lower() == "qu'est-ce" else t for t in out
+    ]
     return out, True
 
 
-def subject_clitic(tokens: list[Token], rng: random.Random, p_drop: float,
-                   p_tonic: float) -> tuple[list[Token], list[str]]:
+def subject_clitic(
+    tokens: list[Token], rng: random.Random, p_drop: float, p_tonic: float
+) -> tuple[list[Token], list[str]]:
     """Drops a subject clitic or replaces it by the tonic pronoun ("je" -> "moi")."""
     out: list[Token] = []
     fired: list[str] = []
@@ -133,7 +166,9 @@ def drop_copula(tokens: list[Token], rng: random.Random, p: float) -> tuple[list
     return out, fired
 
 
-def preverbal_negation(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+def preverbal_negation(
+    tokens: list[Token], rng: random.Random, p: float
+) -> tuple[list[Token], bool]:
     """Drops "ne" and puts "pas" before the first verb: "moi pas aller"."""
     neg = [i for i, t in enumerate(tokens) if t.tag == Tag.NEG]
     verbs = [i for i, t in enumerate(tokens) if t.tag in _VERBAL]
@@ -150,8 +185,12 @@ def infinitive(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[
     out: list[Token] = []
     fired = False
     for tok in tokens:
-        if (tok.tag in (Tag.VERB, Tag.MODAL, Tag.COP) and tok.feats.get("vform") != "inf"
-                and rng.random() < p and tok.lemma.isalpha()):
+        if (
+            tok.tag in (Tag.VERB, Tag.MODAL, Tag.COP)
+            and tok.feats.get("vform") != "inf"
+            and rng.random() < p
+            and tok.lemma.isalpha()
+        ):
             out.append(tok.with_form(tok.lemma, vform="inf"))
             fired = True
         else:
@@ -174,7 +213,9 @@ def bare_participle(tokens: list[Token], rng: random.Random, p: float) -> tuple[
     return out, fired
 
 
-def drop_prepositions(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+def drop_prepositions(
+    tokens: list[Token], rng: random.Random, p: float
+) -> tuple[list[Token], bool]:
     """Drops prepositions; a contracted "au" keeps its article ("aller le marché")."""
     out: list[Token] = []
     fired = False

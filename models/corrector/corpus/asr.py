@@ -23,11 +23,32 @@ _E_RE = re.compile(r"(er|ez|ées|és|ée|é)$")
 _AI_RE = re.compile(r"(aient|ais|ait)$")
 # Function-word homophones Whisper confuses without enough context.
 _FUNCTION_HOMOPHONES = {
-    "a": ("à",), "à": ("a",), "et": ("est",), "est": ("et", "ai"), "ou": ("où",), "où": ("ou",),
-    "ces": ("ses", "c'est"), "ses": ("ces", "c'est"), "son": ("sont",), "sont": ("son",),
-    "on": ("ont",), "ont": ("on",), "ce": ("se",), "se": ("ce",), "la": ("là",), "mes": ("mais",),
-    "peu": ("peut",), "peut": ("peu",), "leur": ("leurs",), "leurs": ("leur",), "quand": ("quant",),
-    "ai": ("est", "et"), "sa": ("ça",), "ça": ("sa",), "du": ("dû",), "tout": ("tous",),
+    "a": ("à",),
+    "à": ("a",),
+    "et": ("est",),
+    "est": ("et", "ai"),
+    "ou": ("où",),
+    "où": ("ou",),
+    "ces": ("ses", "c'est"),
+    "ses": ("ces", "c'est"),
+    "son": ("sont",),
+    "sont": ("son",),
+    "on": ("ont",),
+    "ont": ("on",),
+    "ce": ("se",),
+    "se": ("ce",),
+    "la": ("là",),
+    "mes": ("mais",),
+    "peu": ("peut",),
+    "peut": ("peu",),
+    "leur": ("leurs",),
+    "leurs": ("leur",),
+    "quand": ("quant",),
+    "ai": ("est", "et"),
+    "sa": ("ça",),
+    "ça": ("sa",),
+    "du": ("dû",),
+    "tout": ("tous",),
 }
 _SILENT_FINALS = "stdxpz"
 
@@ -52,8 +73,9 @@ def homophone_verbs(tokens: list[Token], rng: random.Random, p: float) -> tuple[
     return out, fired
 
 
-def homophone_function_words(tokens: list[Token], rng: random.Random,
-                             p: float) -> tuple[list[Token], bool]:
+def homophone_function_words(
+    tokens: list[Token], rng: random.Random, p: float
+) -> tuple[list[Token], bool]:
     """Swaps function words for homophones ("a"/"à", "et"/"est", "ces"/"ses")."""
     out: list[Token] = []
     fired = False
@@ -67,16 +89,16 @@ def homophone_function_words(tokens: list[Token], rng: random.Random,
     return out, fired
 
 
-def drop_final_consonant(tokens: list[Token], rng: random.Random,
-                         p: float) -> tuple[list[Token], bool]:
+def drop_final_consonant(
+    tokens: list[Token], rng: random.Random, p: float
+) -> tuple[list[Token], bool]:
     """Drops a silent final letter when that leaves a real word ("fils" -> "fil")."""
     forms = word_forms()
     out: list[Token] = []
     fired = False
     for tok in tokens:
         low = tok.form.lower()
-        if (len(low) > 3 and low[-1] in _SILENT_FINALS and low[:-1] in forms
-                and rng.random() < p):
+        if len(low) > 3 and low[-1] in _SILENT_FINALS and low[:-1] in forms and rng.random() < p:
             out.append(tok.with_form(low[:-1]))
             fired = True
         else:
@@ -86,9 +108,15 @@ def drop_final_consonant(tokens: list[Token], rng: random.Random,
 
 def merge_words(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
     """Writes two adjacent content words as one ("livre table" -> "livretable")."""
-    pairs = [i for i in range(len(tokens) - 1)
-             if tokens[i].tag in Tag.CONTENT and tokens[i + 1].tag in Tag.CONTENT
-             and not tokens[i].hyphen and tokens[i].form.isalpha() and tokens[i + 1].form.isalpha()]
+    pairs = [
+        i
+        for i in range(len(tokens) - 1)
+        if tokens[i].tag in Tag.CONTENT
+        and tokens[i + 1].tag in Tag.CONTENT
+        and not tokens[i].hyphen
+        and tokens[i].form.isalpha()
+        and tokens[i + 1].form.isalpha()
+    ]
     if not pairs or rng.random() >= p:
         return tokens, False
     i = rng.choice(pairs)

@@ -14,16 +14,24 @@ import random
 from pyrealb import NP, PP, VP, A, Adv, D, N, P, Pro, S, V
 
 from models.corrector.corpus.frames import broad_verbs
-from models.corrector.corpus.generator import Sentence, _Choice, _adjuncts
+from models.corrector.corpus.generator import Sentence, _adjuncts, _Choice
 from models.corrector.corpus.lexicon import lemmas
-from models.corrector.corpus.phrases import adverb, Noun, broad_nouns, noun_phrase, parse_tagged, subject
+from models.corrector.corpus.phrases import (
+    Noun,
+    adverb,
+    broad_nouns,
+    noun_phrase,
+    parse_tagged,
+    subject,
+    verb,
+)
 from models.corrector.corpus.realise import detokenize, realise, tag_terminals
 from models.corrector.corpus.tokens import Tag, Token
 
 _LOGGER = logging.getLogger(__name__)
 
-NOUN_MIN_FREQ = 0.5  # per million words: ~9k nouns pyrealb knows
-ADJ_MIN_FREQ = 1.0
+NOUN_MIN_FREQ = 1.0  # per million words: ~9.4k nouns pyrealb knows
+ADJ_MIN_FREQ = 2.0
 VERB_MIN_FREQ = 2.0
 _TENSES = ("p", "p", "p", "pc", "pc", "i", "f")
 
@@ -45,9 +53,19 @@ class BroadGenerator:
         self._tdir = broad_verbs("tdir", VERB_MIN_FREQ)
         self._intr = broad_verbs("intr", VERB_MIN_FREQ)
         self._builders = (
-            (self._need, 3), (self._talk, 3), (self._seek, 2), (self._its, 3), (self._like, 2),
-            (self._where, 2), (self._noun_adj, 2), (self._its_adj, 2), (self._person_adj, 2),
-            (self._verb_clitic, 4), (self._verb_intr, 3), (self._there_is, 2), (self._know, 1),
+            (self._need, 3),
+            (self._talk, 3),
+            (self._seek, 2),
+            (self._its, 3),
+            (self._like, 2),
+            (self._where, 2),
+            (self._noun_adj, 2),
+            (self._its_adj, 2),
+            (self._person_adj, 2),
+            (self._verb_clitic, 4),
+            (self._verb_intr, 3),
+            (self._there_is, 2),
+            (self._know, 1),
         )
 
     def sample(self, rng: random.Random) -> Sentence | None:
@@ -83,16 +101,29 @@ class BroadGenerator:
         return self._clause(rng, subject(rng), vp, "need", tenses=("p", "p", "i", "pc"))
 
     def _talk(self, rng):
-        verb, prep = rng.choice((("parler", "de"), ("penser", "à"), ("rêver", "de"),
-                                 ("s'occuper", "de")))
+        verb, prep = rng.choice(
+            (("parler", "de"), ("penser", "à"), ("rêver", "de"), ("s'occuper", "de"))
+        )
         if verb == "s'occuper":
             verb, prep = "parler", "de"
         np = noun_phrase(rng, self._noun(rng), rng.choice(("def", "def", "poss", "dem")))
         return self._clause(rng, subject(rng), VP(V(verb), PP(P(prep), np)), "talk")
 
     def _seek(self, rng):
-        verb = rng.choice(("chercher", "trouver", "voir", "regarder", "garder", "choisir",
-                           "oublier", "montrer", "demander", "attendre"))
+        verb = rng.choice(
+            (
+                "chercher",
+                "trouver",
+                "voir",
+                "regarder",
+                "garder",
+                "choisir",
+                "oublier",
+                "montrer",
+                "demander",
+                "attendre",
+            )
+        )
         np = noun_phrase(rng, self._noun(rng), rng.choice(("def", "poss", "dem", "indef")))
         return self._clause(rng, subject(rng), VP(V(verb), np), "seek")
 
@@ -109,14 +140,21 @@ class BroadGenerator:
     def _like(self, rng):
         verb = rng.choice(("aimer", "aimer", "adorer", "détester", "préférer"))
         np = noun_phrase(rng, self._noun(rng), "def", "p" if rng.random() < 0.3 else "s")
-        vp = VP(V(verb), Adv("bien"), np) if verb == "aimer" and rng.random() < 0.3 else VP(V(verb), np)
+        vp = (
+            VP(V(verb), Adv("bien"), np)
+            if verb == "aimer" and rng.random() < 0.3
+            else VP(V(verb), np)
+        )
         return self._clause(rng, subject(rng), vp, "like")
 
     def _where(self, rng):
         noun = self._noun(rng)
         number = "p" if rng.random() < 0.2 else "s"
-        np_tokens = tag_terminals(noun_phrase(rng, noun, rng.choice(("def", "poss")), number,
-                                              owner_pe=rng.choice((1, 1, 2))).real())
+        np_tokens = tag_terminals(
+            noun_phrase(
+                rng, noun, rng.choice(("def", "poss")), number, owner_pe=rng.choice((1, 1, 2))
+            ).real()
+        )
         cop = "sont" if number == "p" else "est"
         tokens = [*parse_tagged("où/QW"), *parse_tagged(f"{cop}/COP"), *np_tokens]
         tokens[1].lemma = "être"
@@ -129,7 +167,11 @@ class BroadGenerator:
         number = "p" if rng.random() < 0.25 else "s"
         subj_np = noun_phrase(rng, noun, rng.choice(("def", "poss", "dem")), number)
         adj = rng.choice(self._adjs)
-        mod = [adverb(rng.choice(("très", "trop", "vraiment", "assez")))] if rng.random() < 0.3 else []
+        mod = (
+            [adverb(rng.choice(("très", "trop", "vraiment", "assez")))]
+            if rng.random() < 0.3
+            else []
+        )
         clause = S(subj_np, VP(V("être"), *mod, A(adj))).t(rng.choice(("p", "p", "i", "pc")))
         if rng.random() < 0.12:
             clause.typ({"neg": True})
@@ -138,7 +180,11 @@ class BroadGenerator:
 
     def _its_adj(self, rng):
         adj = rng.choice(self._adjs)
-        mod = [adverb(rng.choice(("très", "trop", "vraiment", "un peu", "assez")))] if rng.random() < 0.4 else []
+        mod = (
+            [adverb(rng.choice(("très", "trop", "vraiment", "un peu", "assez")))]
+            if rng.random() < 0.4
+            else []
+        )
         clause = S(Pro("ce"), VP(V("être"), *mod, A(adj))).t(rng.choice(("p", "p", "i", "pc", "f")))
         if rng.random() < 0.15:
             clause.typ({"neg": True})
@@ -147,7 +193,11 @@ class BroadGenerator:
 
     def _person_adj(self, rng):
         subj = subject(rng)
-        mod = [adverb(rng.choice(("très", "un peu", "vraiment", "trop")))] if rng.random() < 0.3 else []
+        mod = (
+            [adverb(rng.choice(("très", "un peu", "vraiment", "trop")))]
+            if rng.random() < 0.3
+            else []
+        )
         return self._clause(rng, subj, VP(V("être"), *mod, A(rng.choice(self._adjs))), "person_adj")
 
     def _verb_clitic(self, rng):
@@ -162,17 +212,31 @@ class BroadGenerator:
         return self._clause(rng, subj, VP(V(verb), obj), "verb_obj")
 
     def _verb_intr(self, rng):
-        verb = rng.choice(self._intr)
-        mod = [adverb(rng.choice(("souvent", "beaucoup", "bien", "mal", "vite", "encore")))] \
-            if rng.random() < 0.35 else []
-        return self._clause(rng, subject(rng), VP(V(verb), *mod), "verb_intr")
+        lemma = rng.choice(self._intr)
+        mod = (
+            [adverb(rng.choice(("souvent", "beaucoup", "bien", "mal", "vite", "encore")))]
+            if rng.random() < 0.35
+            else []
+        )
+        return self._clause(rng, subject(rng), VP(verb(lemma, False), *mod), "verb_intr")
 
     def _there_is(self, rng):
         noun = self._noun(rng)
-        np_tokens = tag_terminals(noun_phrase(rng, noun, "indef",
-                                              "p" if rng.random() < 0.2 else "s").real())
-        where = rng.choice(("", "ici", "dans la cuisine", "dans le salon", "dans la rue",
-                            "dehors", "là-bas", "dans le jardin"))
+        np_tokens = tag_terminals(
+            noun_phrase(rng, noun, "indef", "p" if rng.random() < 0.2 else "s").real()
+        )
+        where = rng.choice(
+            (
+                "",
+                "ici",
+                "dans la cuisine",
+                "dans le salon",
+                "dans la rue",
+                "dehors",
+                "là-bas",
+                "dans le jardin",
+            )
+        )
         text = "il/CLS y/CLO a/VERB"
         tokens = parse_tagged(text)
         tokens[2].lemma = "avoir"
@@ -190,5 +254,3 @@ class BroadGenerator:
     def _know(self, rng):
         np = noun_phrase(rng, self._noun(rng), rng.choice(("def", "dem")))
         return self._clause(rng, subject(rng), VP(V("connaître"), np), "know", neg_p=0.3)
-
-

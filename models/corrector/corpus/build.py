@@ -93,8 +93,9 @@ def _pair_rng(seed: int, tgt: str) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def make_pairs(tgt: str, tokens, source: str, seed: int, intact_rate: float,
-               second_variant: float) -> list[Pair]:
+def make_pairs(
+    tgt: str, tokens, source: str, seed: int, intact_rate: float, second_variant: float
+) -> list[Pair]:
     """The 1–2 pairs of one sentence (deterministic for seed and text)."""
     rng = _pair_rng(seed, tgt)
     sid = sentence_id(tgt)
@@ -144,8 +145,9 @@ def _work(args: tuple[int, int, float, float]) -> list[SentenceRecord]:
             continue
         seen.add(sent.text)
         pairs = make_pairs(sent.text, sent.tokens, sent.source, seed, intact_rate, second_variant)
-        lemmas = [f"{t.tag}\t{t.lemma.lower()}" for t in sent.tokens
-                  if t.tag != Tag.PUNCT and t.lemma]
+        lemmas = [
+            f"{t.tag}\t{t.lemma.lower()}" for t in sent.tokens if t.tag != Tag.PUNCT and t.lemma
+        ]
         records.append(SentenceRecord(sent.text, sent.source, lemmas, sent.meta, pairs))
     return records
 
@@ -199,8 +201,12 @@ def build(cfg: BuildConfig) -> dict:
         by_split[split].extend(rec.pairs)
         stats.add(split, rec)
         if stats.sentences % 50_000 == 0:
-            _LOGGER.info("%d sentences, %d pairs, %.0f s", stats.sentences, stats.pairs,
-                         time.monotonic() - started)
+            _LOGGER.info(
+                "%d sentences, %d pairs, %.0f s",
+                stats.sentences,
+                stats.pairs,
+                time.monotonic() - started,
+            )
     for split, pairs in by_split.items():
         random.Random(f"{cfg.seed}:shuffle:{split}").shuffle(pairs)
         path = cfg.out / f"{split}.jsonl"
@@ -212,6 +218,11 @@ def build(cfg: BuildConfig) -> dict:
     elapsed = time.monotonic() - started
     summary = stats.write(cfg.out, cfg, elapsed)
     write_manifest(cfg, elapsed)
-    _LOGGER.info("wrote %d pairs (%d sentences) to %s in %.0f s", stats.pairs, stats.sentences,
-                 cfg.out, elapsed)
+    _LOGGER.info(
+        "wrote %d pairs (%d sentences) to %s in %.0f s",
+        stats.pairs,
+        stats.sentences,
+        cfg.out,
+        elapsed,
+    )
     return summary

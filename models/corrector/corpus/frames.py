@@ -228,6 +228,7 @@ EXTRA_FIELDS = {
 def broad_verbs(pattern: str, min_freq: float) -> tuple[str, ...]:
     """Frequent Lexique verbs whose pyrealb pattern list includes `pattern`."""
     return tuple(
-        e.lemma for e in lemmas("V", min_freq)
+        e.lemma
+        for e in lemmas("V", min_freq)
         if pattern in verb_patterns(e.lemma) and e.lemma not in ("être", "avoir")
     )

@@ -19,6 +19,7 @@ from models.corrector.corpus.phrases import (
     parse_tagged,
     person_object,
     subject,
+    verb,
 )
 from models.corrector.corpus.realise import Realised, realise, tag_terminals
 from models.corrector.corpus.tokens import Tag, Token
@@ -35,11 +36,25 @@ _TIME_BY_TENSE = {
 }
 # Modal or aspectual verbs that take an infinitive: (verb, tense, preposition).
 _MODALS = (
-    ("vouloir", "p", ""), ("vouloir", "c", ""), ("pouvoir", "p", ""), ("devoir", "p", ""),
-    ("aimer", "p", ""), ("aimer", "c", ""), ("préférer", "p", ""), ("essayer", "p", "de"),
-    ("pouvoir", "pc", ""), ("vouloir", "i", ""), ("devoir", "f", ""), ("oublier", "pc", "de"),
-    ("commencer", "p", "à"), ("arrêter", "p", "de"), ("savoir", "p", ""),
+    ("vouloir", "p", ""),
+    ("vouloir", "c", ""),
+    ("pouvoir", "p", ""),
+    ("devoir", "p", ""),
+    ("aimer", "p", ""),
+    ("aimer", "c", ""),
+    ("préférer", "p", ""),
+    ("essayer", "p", "de"),
+    ("pouvoir", "pc", ""),
+    ("vouloir", "i", ""),
+    ("devoir", "f", ""),
+    ("oublier", "pc", "de"),
+    ("commencer", "p", "à"),
+    ("arrêter", "p", "de"),
+    ("savoir", "p", ""),
 )
+# Frequency adverbs: odd under negation ("je ne viens pas souvent" is fine, but
+# "toujours" changes meaning) and odd in front position with a comma.
+_FREQUENCY = frozenset({"toujours", "souvent", "parfois", "déjà"})
 _COUNTABLE = frozenset({"FOOD_COUNT", "OBJECTS", "CLOTHES", "PERSON", "TOPICS", "READING"})
 _WITH_ADJ = frozenset({"FOOD_COUNT", "OBJECTS", "CLOTHES"})
 
@@ -121,8 +136,9 @@ def _sample_choice(rng: random.Random, frame: Frame) -> _Choice:
     return choice
 
 
-def complement(rng: random.Random, frame: Frame, slot: str, subj: Subject, neg: bool,
-               prep: str = "") -> PP | NP | None:
+def complement(
+    rng: random.Random, frame: Frame, slot: str, subj: Subject, neg: bool, prep: str = ""
+) -> PP | NP | None:
     """The NP (or PP when `prep` is given) filling a frame slot."""
     if slot == "PERSON":
         phrase = person_object(rng, subj.pe, subj.n)
@@ -156,23 +172,32 @@ def _location(rng: random.Random, slot: str, subj: Subject) -> PP:
         noun = rng.choice(field_nouns("CHEZ"))
         return PP(P("chez"), noun_phrase(rng, noun, "def"))
     if slot == "HOME":
-        return rng.choice((PP(P("à"), NP(D("le"), N("maison"))), PP(P("chez"), Pro("moi").pe(
-            subj.pe).n(subj.n).g(subj.g))))
+        return rng.choice(
+            (
+                PP(P("à"), NP(D("le"), N("maison"))),
+                PP(P("chez"), Pro("moi").pe(subj.pe).n(subj.n).g(subj.g)),
+            )
+        )
     noun = rng.choice(field_nouns(slot))
     return PP(P("à"), NP(D("le"), noun.n()))
 
 
-def verb_phrase(rng: random.Random, frame: Frame, subj: Subject, choice: _Choice,
-                drop: str = "") -> VP:
+def verb_phrase(
+    rng: random.Random, frame: Frame, subj: Subject, choice: _Choice, drop: str = ""
+) -> VP:
     """The VP of a frame, without tense (set on the clause)."""
-    parts: list = [V(frame.verb)]
+    parts: list = [verb(frame.verb, frame.kind in ("obj", "obj_pp", "refl_obj"))]
     if frame.kind == "obj" and drop != "obj":
         obj = complement(rng, frame, frame.slot, subj, choice.neg)
         # pyrealb climbs clitics over an infinitive's governor ("je le veux prendre"),
         # so objects become pronouns only in simple and compound tenses.
         simple = choice.modal is None and choice.tense != "fp" and not drop
-        if simple and not choice.question and rng.random() < 0.08 and frame.styles[0] in (
-                "def", "poss"):
+        if (
+            simple
+            and not choice.question
+            and rng.random() < 0.08
+            and frame.styles[0] in ("def", "poss")
+        ):
             obj = obj.pro()
         parts.append(obj)
     elif frame.kind == "loc" and drop != "loc":
@@ -188,8 +213,9 @@ def verb_phrase(rng: random.Random, frame: Frame, subj: Subject, choice: _Choice
     return VP(*parts)
 
 
-def build_clause(rng: random.Random, frame: Frame, subj: Subject, choice: _Choice,
-                 source: str) -> Sentence | None:
+def build_clause(
+    rng: random.Random, frame: Frame, subj: Subject, choice: _Choice, source: str
+) -> Sentence | None:
     """Assembles subject, VP, tense, negation, question form and adjuncts."""
     drop = ""
     wh_front: list[Token] = []
@@ -237,26 +263,37 @@ def build_clause(rng: random.Random, frame: Frame, subj: Subject, choice: _Choic
         wh_front = parse_tagged("quand/QW est-ce/QW que/QW")
         front, end = [], []
     elif choice.question == "wh-pourquoi":
-        wh_front = parse_tagged("pourquoi/QW" if rng.random() < 0.5 else "pourquoi/QW est-ce/QW que/QW")
+        wh_front = parse_tagged(
+            "pourquoi/QW" if rng.random() < 0.5 else "pourquoi/QW est-ce/QW que/QW"
+        )
     punct = "?" if choice.question else "."
     realised = realise(clause, front=front, end=end, punct=punct)
     if realised is None:
         return None
     if wh_front:
         realised = prepend(realised, wh_front)
-    meta = {"tense": choice.modal[0] + "+inf" if choice.modal else choice.tense,
-            "subject": subj.kind, "neg": str(choice.neg), "type": choice.question or "decl",
-            "frame": frame.kind}
+    meta = {
+        "tense": choice.modal[0] + "+inf" if choice.modal else choice.tense,
+        "subject": subj.kind,
+        "neg": str(choice.neg),
+        "type": choice.question or "decl",
+        "frame": frame.kind,
+    }
     return Sentence(realised.text, realised.tokens, source, meta)
 
 
-def _adjuncts(rng: random.Random, choice: _Choice, subj: Subject) -> tuple[list[Token], list[Token]]:
+def _adjuncts(
+    rng: random.Random, choice: _Choice, subj: Subject
+) -> tuple[list[Token], list[Token]]:
     front: list[Token] = []
     end: list[Token] = []
     tense = "p" if choice.modal is not None else choice.tense
     if rng.random() < 0.33 and tense in _TIME_BY_TENSE:
-        time = parse_tagged(rng.choice(_TIME_BY_TENSE[tense]))
-        if rng.random() < 0.4 and not choice.question.startswith("wh"):
+        options = _TIME_BY_TENSE[tense]
+        if choice.neg:
+            options = tuple(o for o in options if o.split("/")[0] not in _FREQUENCY)
+        time = parse_tagged(rng.choice(options))
+        if rng.random() < 0.4 and not choice.question and time[0].form not in _FREQUENCY:
             front = time
         else:
             end = time
@@ -271,9 +308,6 @@ def prepend(realised: Realised, front: list[Token]) -> Realised:
     from models.corrector.corpus.realise import detokenize
     from models.corrector.corpus.tokens import render
 
-    first = realised.tokens[0]
-    if first.tag not in (Tag.PROPN,) and not first.form[:1].isupper() or first.form in ("Je", "J'"):
-        pass
     tokens = [*front, *realised.tokens]
     lowered = tokens[len(front)]
     if not _is_name(lowered):

@@ -16,15 +16,34 @@ from models.corrector.corpus.tokens import Tag, Token
 
 _LOGGER = logging.getLogger(__name__)
 
-OPERATIONS = (("deletion", 0.51), ("substitution", 0.25), ("transposition", 0.13),
-              ("insertion", 0.11))
+OPERATIONS = (
+    ("deletion", 0.51),
+    ("substitution", 0.25),
+    ("transposition", 0.13),
+    ("insertion", 0.11),
+)
 _CONSONANTS = set("bcdfgjklmnpqrstvwxzç")
 _VOWELS = set("aeiouyàâéèêëîïôöùûü")
 # Spelling-level pairs for one-feature phonemic substitutions (both directions).
 _SUBSTITUTIONS = (
-    (r"g(?=[eiy])", "z"), (r"ge(?=[aoâ])", "z"), ("j", "z"), ("ch", "s"), ("s", "ch"), ("z", "j"),
-    ("b", "p"), ("p", "b"), ("d", "t"), ("t", "d"), ("v", "f"), ("f", "v"),
-    (r"c(?=[aou])", "g"), (r"g(?=[aou])", "c"), ("r", "l"), ("l", "r"), ("m", "n"), ("n", "m"),
+    (r"g(?=[eiy])", "z"),
+    (r"ge(?=[aoâ])", "z"),
+    ("j", "z"),
+    ("ch", "s"),
+    ("s", "ch"),
+    ("z", "j"),
+    ("b", "p"),
+    ("p", "b"),
+    ("d", "t"),
+    ("t", "d"),
+    ("v", "f"),
+    ("f", "v"),
+    (r"c(?=[aou])", "g"),
+    (r"g(?=[aou])", "c"),
+    ("r", "l"),
+    ("l", "r"),
+    ("m", "n"),
+    ("n", "m"),
 )
 _SUB_RES = tuple((re.compile(a), b) for a, b in _SUBSTITUTIONS)
 
@@ -43,9 +62,16 @@ def deletion(word: str, rng: random.Random) -> str:
         if cv:
             i = rng.choice(cv)
             return word[:i] + word[i + 2 :]
-    cluster = [i for i in idx if word[i] in _CONSONANTS and (
-        (i > 0 and word[i - 1] in _CONSONANTS) or (i + 1 < len(word) and word[i + 1] in _CONSONANTS))
-        and word[i] not in "h"]
+    cluster = [
+        i
+        for i in idx
+        if word[i] in _CONSONANTS
+        and (
+            (i > 0 and word[i - 1] in _CONSONANTS)
+            or (i + 1 < len(word) and word[i + 1] in _CONSONANTS)
+        )
+        and word[i] not in "h"
+    ]
     pool = cluster or [i for i in idx if word[i] in _CONSONANTS]
     if not pool:
         return word
@@ -55,8 +81,9 @@ def deletion(word: str, rng: random.Random) -> str:
 
 def substitution(word: str, rng: random.Random) -> str:
     """Replaces one sound by a close one: voicing (b/p, d/t), s/ch, j/z, r/l..."""
-    options = [(m.start(), m.end(), repl) for pattern, repl in _SUB_RES
-               for m in pattern.finditer(word)]
+    options = [
+        (m.start(), m.end(), repl) for pattern, repl in _SUB_RES for m in pattern.finditer(word)
+    ]
     if not options:
         return word
     start, end, repl = rng.choice(options)
@@ -81,16 +108,23 @@ def insertion(word: str, rng: random.Random) -> str:
     if rng.random() < 0.25 and len(idx) >= 4:
         i = idx[0]
         return word[: i + 2] + word[i : i + 2] + word[i + 2 :]
-    spots = [i for i in idx[:-1] if word[i] in _CONSONANTS and word[i + 1] in _VOWELS
-             and word[i] not in "lrh"]
+    spots = [
+        i
+        for i in idx[:-1]
+        if word[i] in _CONSONANTS and word[i + 1] in _VOWELS and word[i] not in "lrh"
+    ]
     if not spots:
         return word
     i = rng.choice(spots)
     return word[: i + 1] + rng.choice("rl") + word[i + 1 :]
 
 
-_FUNCS = {"deletion": deletion, "substitution": substitution, "transposition": transposition,
-          "insertion": insertion}
+_FUNCS = {
+    "deletion": deletion,
+    "substitution": substitution,
+    "transposition": transposition,
+    "insertion": insertion,
+}
 
 
 def distort(word: str, rng: random.Random) -> tuple[str, str]:
@@ -110,8 +144,12 @@ def paraphasias(tokens: list[Token], rng: random.Random, p: float) -> tuple[list
     out: list[Token] = []
     fired = False
     for tok in tokens:
-        if (tok.tag in (Tag.NOUN, Tag.VERB, Tag.ADJ) and len(tok.form) >= 4
-                and not tok.lemma[:1].isupper() and rng.random() < p):
+        if (
+            tok.tag in (Tag.NOUN, Tag.VERB, Tag.ADJ)
+            and len(tok.form) >= 4
+            and not tok.lemma[:1].isupper()
+            and rng.random() < p
+        ):
             new, op = distort(tok.form.lower(), rng)
             if op:
                 out.append(tok.with_form(new, paraphasia=op))

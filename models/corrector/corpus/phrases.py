@@ -7,7 +7,7 @@ import logging
 import random
 from dataclasses import dataclass
 
-from pyrealb import NO, NP, Adv, D, N, Pro, Q, addToLexicon
+from pyrealb import NO, NP, Adv, D, N, Pro, Q, V, addToLexicon
 
 from models.corrector.corpus import vocabulary as voc
 from models.corrector.corpus.lexicon import lemmas, pyrealb_lexicon
@@ -30,8 +30,16 @@ _TAG_CODES = {
     "INTJ": Tag.INTJ,
     "PRON": Tag.PRON,
 }
-_FEM_ENDINGS = (("ère", "er"), ("euse", "eur"), ("rice", "eur"), ("enne", "en"), ("onne", "on"),
-                ("ette", "et"), ("ine", "in"), ("e", ""))
+_FEM_ENDINGS = (
+    ("ère", "er"),
+    ("euse", "eur"),
+    ("rice", "eur"),
+    ("enne", "en"),
+    ("onne", "on"),
+    ("ette", "et"),
+    ("ine", "in"),
+    ("e", ""),
+)
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,15 @@ def category(name: str) -> tuple[Noun, ...]:
     return nouns(getattr(voc, name))
 
 
+def verb(lemma: str, transitive: bool = True) -> V:
+    """A verb terminal; intransitive uses of "aê" verbs take "être" ("elles sont rentrées")."""
+    term = V(lemma)
+    info = pyrealb_lexicon().get(lemma, {}).get("V", {})
+    if not transitive and isinstance(info, dict) and info.get("aux") == "aê":
+        term.aux("êt")
+    return term
+
+
 def adverb(word: str):
     """An adverb terminal; multi-word ones ("un peu") become tagged quoted strings."""
     if " " not in word:
@@ -145,8 +162,15 @@ def determiner(rng: random.Random, style: str, owner_pe: int, owner_n: str) -> D
     return None
 
 
-def noun_phrase(rng: random.Random, noun: Noun, style: str, number: str = "s",
-                adj: str | None = None, owner_pe: int = 1, owner_n: str = "s") -> NP:
+def noun_phrase(
+    rng: random.Random,
+    noun: Noun,
+    style: str,
+    number: str = "s",
+    adj: str | None = None,
+    owner_pe: int = 1,
+    owner_n: str = "s",
+) -> NP:
     """Builds an NP; numerals force the plural and adjectives go where French puts them."""
     from pyrealb import A
 
@@ -195,8 +219,15 @@ class Subject:
 
 # Persons: patients talk about themselves first, then about relatives and carers.
 _SUBJECT_WEIGHTS = (
-    ("1s", 0.42), ("2s", 0.07), ("3s", 0.10), ("3s_np", 0.15), ("1p", 0.06),
-    ("on", 0.04), ("2p", 0.08), ("3p", 0.03), ("3p_np", 0.05),
+    ("1s", 0.42),
+    ("2s", 0.07),
+    ("3s", 0.10),
+    ("3s_np", 0.15),
+    ("1p", 0.06),
+    ("on", 0.04),
+    ("2p", 0.08),
+    ("3p", 0.03),
+    ("3p_np", 0.05),
 )
 
 
@@ -208,8 +239,15 @@ def subject(rng: random.Random, human_np_only: bool = False) -> Subject:
     if kind in ("3s_np", "3p_np"):
         number = "p" if kind == "3p_np" else "s"
         return person_subject(rng, number, kind)
-    pe, n = {"1s": (1, "s"), "2s": (2, "s"), "3s": (3, "s"), "1p": (1, "p"), "on": (3, "s"),
-             "2p": (2, "p"), "3p": (3, "p")}[kind]
+    pe, n = {
+        "1s": (1, "s"),
+        "2s": (2, "s"),
+        "3s": (3, "s"),
+        "1p": (1, "p"),
+        "on": (3, "s"),
+        "2p": (2, "p"),
+        "3p": (3, "p"),
+    }[kind]
     if kind == "on":
         g = "m"
     return Subject(pe, n, g, None, kind)

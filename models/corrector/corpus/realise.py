@@ -163,8 +163,9 @@ def _share_gender(tokens: list[Token]) -> None:
                     break
 
 
-def realise(expr, front: list[Token] | None = None, end: list[Token] | None = None,
-            punct: str = ".") -> Realised | None:
+def realise(
+    expr, front: list[Token] | None = None, end: list[Token] | None = None, punct: str = "."
+) -> Realised | None:
     """Realises a pyrealb S expression with optional pre-tagged adjuncts.
 
     Args:

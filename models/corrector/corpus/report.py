@@ -81,9 +81,12 @@ class Stats:
             "valid_test_content_lemmas_not_in_train": len(unseen),
             "severity": dict(self.severity.most_common()),
             "rule_pairs": dict(self.rules.most_common()),
-            "rule_share_of_pairs": {r: round(c / max(self.pairs, 1), 4)
-                                    for r, c in self.rules.most_common()},
-            "rules_by_severity": {s: dict(c.most_common()) for s, c in self.rules_by_severity.items()},
+            "rule_share_of_pairs": {
+                r: round(c / max(self.pairs, 1), 4) for r, c in self.rules.most_common()
+            },
+            "rules_by_severity": {
+                s: dict(c.most_common()) for s, c in self.rules_by_severity.items()
+            },
             "sentences_per_source": dict(self.source_sentences),
             "pairs_per_source": dict(self.source_pairs),
             "tgt_words_histogram": dict(sorted(self.tgt_len.items())),
@@ -94,8 +97,9 @@ class Stats:
     def write(self, out: Path, cfg, elapsed: float) -> dict:
         """Writes stats.json and stats.md; returns the summary."""
         summary = self.summary(cfg, elapsed)
-        (out / "stats.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1) + "\n",
-                                        encoding="utf-8")
+        (out / "stats.json").write_text(
+            json.dumps(summary, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
         (out / "stats.md").write_text(_markdown(summary), encoding="utf-8")
         return summary
 
@@ -118,19 +122,23 @@ def _histogram(title: str, counts: dict) -> list[str]:
 
 def _markdown(s: dict) -> str:
     lines = [
-        "# Synthetic aphasia corpus: statistics", "",
+        "# Synthetic aphasia corpus: statistics",
+        "",
         f"- pairs: {s['pairs']:,} (train {s['pairs_per_split'].get('train', 0):,}, "
-        f"valid {s['pairs_per_split'].get('valid', 0):,}, test {s['pairs_per_split'].get('test', 0):,})",
+        f"valid {s['pairs_per_split'].get('valid', 0):,}, "
+        f"test {s['pairs_per_split'].get('test', 0):,})",
         f"- unique target sentences: {s['unique_sentences']:,}",
         f"- distinct lemmas: {s['distinct_lemmas']:,} (content words: "
         f"{s['distinct_content_lemmas']:,}; by tag: {s['distinct_lemmas_by_tag']})",
         f"- content lemmas in valid/test never seen in train: "
         f"{s['valid_test_content_lemmas_not_in_train']:,}",
-        f"- seed {s['config']['seed']}, built in {s['seconds']} s", "",
+        f"- seed {s['config']['seed']}, built in {s['seconds']} s",
+        "",
     ]
     lines += _table("Severity", s["severity"], s["pairs"])
-    lines += _table("Rules (share of all pairs where the rule changed the text)",
-                    s["rule_pairs"], s["pairs"])
+    lines += _table(
+        "Rules (share of all pairs where the rule changed the text)", s["rule_pairs"], s["pairs"]
+    )
     lines += _table("Sentences per source", s["sentences_per_source"])
     for key, counts in s["sampling"].items():
         lines += _table(f"Sampled {key}", counts)
@@ -154,7 +162,11 @@ def write_manifest(cfg, elapsed: float) -> dict:
 
     files = {}
     for path in sorted(cfg.out.iterdir()):
-        if path.is_file() and path.suffix in (".jsonl", ".json", ".md") and path.name != "MANIFEST.json":
+        if (
+            path.is_file()
+            and path.suffix in (".jsonl", ".json", ".md")
+            and path.name != "MANIFEST.json"
+        ):
             files[path.name] = {"bytes": path.stat().st_size, "sha256": _sha256(path)}
     manifest = {
         "name": "therapy_app synthetic Broca's aphasia corpus (French)",
@@ -170,9 +182,10 @@ def write_manifest(cfg, elapsed: float) -> dict:
         "asr_probs": ASR_PROBS,
         "licences": LICENCES,
         "corpus_licence_note": "Sentences are generated; word lists derive from Lexique 3.83 "
-                               "(CC BY-SA 4.0): attribute Lexique and share alike if the corpus "
-                               "itself is redistributed.",
+        "(CC BY-SA 4.0): attribute Lexique and share alike if the corpus "
+        "itself is redistributed.",
     }
-    (cfg.out / "MANIFEST.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n",
-                                           encoding="utf-8")
+    (cfg.out / "MANIFEST.json").write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
     return manifest

@@ -16,10 +16,27 @@ _LOGGER = logging.getLogger(__name__)
 # Order matters: subject and verb rules see the sentence before determiners go,
 # the ASR layer comes last because it transcribes what was "said".
 RULE_ORDER = (
-    "qw_drop", "subj_drop", "subj_tonic", "ne_drop", "neg_preverbal", "aux_drop", "cop_drop",
-    "verb_infinitive", "verb_participle", "obj_clitic_drop", "prep_drop", "det_drop",
-    "modifier_drop", "agreement", "paraphasia", "repetition", "filler",
-    "asr_verb_homophone", "asr_function_homophone", "asr_final_consonant", "asr_merge",
+    "qw_drop",
+    "subj_drop",
+    "subj_tonic",
+    "ne_drop",
+    "neg_preverbal",
+    "aux_drop",
+    "cop_drop",
+    "verb_infinitive",
+    "verb_participle",
+    "obj_clitic_drop",
+    "prep_drop",
+    "det_drop",
+    "modifier_drop",
+    "agreement",
+    "paraphasia",
+    "repetition",
+    "filler",
+    "asr_verb_homophone",
+    "asr_function_homophone",
+    "asr_final_consonant",
+    "asr_merge",
     "asr_split",
 )
 
@@ -27,31 +44,70 @@ RULE_ORDER = (
 # neg_preverbal, repetition, filler, asr_merge, asr_split). RULES.md explains them.
 PROFILES: dict[str, dict[str, float]] = {
     "mild": {
-        "qw_drop": 0.3, "subj_drop": 0.08, "subj_tonic": 0.07, "ne_drop": 0.5,
-        "neg_preverbal": 0.05, "aux_drop": 0.15, "cop_drop": 0.15, "verb_infinitive": 0.10,
-        "verb_participle": 0.03, "obj_clitic_drop": 0.15, "prep_drop": 0.12, "det_drop": 0.20,
-        "modifier_drop": 0.0, "agreement": 0.06, "paraphasia": 0.04, "repetition": 0.06,
+        "qw_drop": 0.3,
+        "subj_drop": 0.08,
+        "subj_tonic": 0.07,
+        "ne_drop": 0.5,
+        "neg_preverbal": 0.05,
+        "aux_drop": 0.15,
+        "cop_drop": 0.15,
+        "verb_infinitive": 0.10,
+        "verb_participle": 0.03,
+        "obj_clitic_drop": 0.15,
+        "prep_drop": 0.12,
+        "det_drop": 0.20,
+        "modifier_drop": 0.0,
+        "agreement": 0.06,
+        "paraphasia": 0.04,
+        "repetition": 0.06,
         "filler": 0.12,
     },
     "moderate": {
-        "qw_drop": 0.6, "subj_drop": 0.20, "subj_tonic": 0.25, "ne_drop": 0.75,
-        "neg_preverbal": 0.25, "aux_drop": 0.5, "cop_drop": 0.5, "verb_infinitive": 0.40,
-        "verb_participle": 0.10, "obj_clitic_drop": 0.45, "prep_drop": 0.40, "det_drop": 0.55,
-        "modifier_drop": 0.10, "agreement": 0.12, "paraphasia": 0.07, "repetition": 0.15,
+        "qw_drop": 0.6,
+        "subj_drop": 0.20,
+        "subj_tonic": 0.25,
+        "ne_drop": 0.75,
+        "neg_preverbal": 0.25,
+        "aux_drop": 0.5,
+        "cop_drop": 0.5,
+        "verb_infinitive": 0.40,
+        "verb_participle": 0.10,
+        "obj_clitic_drop": 0.45,
+        "prep_drop": 0.40,
+        "det_drop": 0.55,
+        "modifier_drop": 0.10,
+        "agreement": 0.12,
+        "paraphasia": 0.07,
+        "repetition": 0.15,
         "filler": 0.25,
     },
     "severe": {
-        "qw_drop": 0.9, "subj_drop": 0.35, "subj_tonic": 0.45, "ne_drop": 0.9,
-        "neg_preverbal": 0.5, "aux_drop": 0.85, "cop_drop": 0.85, "verb_infinitive": 0.70,
-        "verb_participle": 0.12, "obj_clitic_drop": 0.8, "prep_drop": 0.75, "det_drop": 0.85,
-        "modifier_drop": 0.30, "agreement": 0.12, "paraphasia": 0.10, "repetition": 0.25,
+        "qw_drop": 0.9,
+        "subj_drop": 0.35,
+        "subj_tonic": 0.45,
+        "ne_drop": 0.9,
+        "neg_preverbal": 0.5,
+        "aux_drop": 0.85,
+        "cop_drop": 0.85,
+        "verb_infinitive": 0.70,
+        "verb_participle": 0.12,
+        "obj_clitic_drop": 0.8,
+        "prep_drop": 0.75,
+        "det_drop": 0.85,
+        "modifier_drop": 0.30,
+        "agreement": 0.12,
+        "paraphasia": 0.10,
+        "repetition": 0.25,
         "filler": 0.40,
     },
 }
 # The recogniser's noise does not depend on the patient's severity.
 ASR_PROBS = {
-    "asr_verb_homophone": 0.30, "asr_function_homophone": 0.04, "asr_final_consonant": 0.04,
-    "asr_merge": 0.02, "asr_split": 0.02,
+    "asr_verb_homophone": 0.30,
+    "asr_function_homophone": 0.04,
+    "asr_final_consonant": 0.04,
+    "asr_merge": 0.02,
+    "asr_split": 0.02,
 }
 SEVERITY_MIX = (("mild", 0.30), ("moderate", 0.40), ("severe", 0.30))
 
@@ -116,8 +172,9 @@ def degrade(tokens: list[Token], severity: str, rng: random.Random, attempts: in
     return Degraded(intact, "intact", ())
 
 
-def apply_rules(tokens: list[Token], probs: dict[str, float],
-                rng: random.Random) -> tuple[list[Token], list[str]]:
+def apply_rules(
+    tokens: list[Token], probs: dict[str, float], rng: random.Random
+) -> tuple[list[Token], list[str]]:
     """Runs every rule in `RULE_ORDER` with its probability; returns tokens and fired rules."""
     out = list(tokens)
     fired: list[str] = []

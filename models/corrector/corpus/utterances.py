@@ -5,13 +5,26 @@ from __future__ import annotations
 import logging
 import random
 
-from pyrealb import NP, PP, VP, A, Adv, D, N, P, Pro, S, V
+from pyrealb import NP, PP, VP, A, D, N, P, Pro, S, V
 
 from models.corrector.corpus import vocabulary as voc
 from models.corrector.corpus.frames import CORE_FRAMES, Frame
-from models.corrector.corpus.generator import Sentence, _Choice, _adjuncts, verb_phrase
-from models.corrector.corpus.generator import field_nouns, prepend
-from models.corrector.corpus.phrases import adverb, Subject, category, noun_phrase, parse_tagged, subject
+from models.corrector.corpus.generator import (
+    Sentence,
+    _adjuncts,
+    _Choice,
+    field_nouns,
+    prepend,
+    verb_phrase,
+)
+from models.corrector.corpus.phrases import (
+    Subject,
+    adverb,
+    category,
+    noun_phrase,
+    parse_tagged,
+    subject,
+)
 from models.corrector.corpus.realise import Realised, detokenize, realise
 from models.corrector.corpus.tokens import Tag, Token
 
@@ -20,8 +33,20 @@ _LOGGER = logging.getLogger(__name__)
 _ME = Subject(1, "s", "m", None, "1s")
 _PLEASE = "s'il/X vous/X plaît/X"
 _PLEASE_TU = "s'il/X te/X plaît/X"
-_STATES = ("faim", "soif", "froid", "chaud", "sommeil", "peur", "mal", "raison", "tort",
-           "envie", "honte", "besoin")
+_STATES = (
+    "faim",
+    "soif",
+    "froid",
+    "chaud",
+    "sommeil",
+    "peur",
+    "mal",
+    "raison",
+    "tort",
+    "envie",
+    "honte",
+    "besoin",
+)
 _WEATHER_ADJ = ("beau", "chaud", "froid", "doux", "gris", "mauvais", "frais", "lourd", "bon")
 
 # Hand-written frequent utterances, tagged word by word ("+" joins with a hyphen).
@@ -55,10 +80,12 @@ HANDWRITTEN = (
     "mon/DET mari/N m'/CLO aide/VERB:aider beaucoup/ADV ./PUNCT",
     "je/CLS n'/NEG_NE arrive/VERB:arriver pas/NEG à/PREP dire/VERB:dire le/DET mot/N ./PUNCT",
     "j'/CLS ai/AUX:avoir oublié/VERB:oublier le/DET nom/N ./PUNCT",
-    "je/CLS le/CLO sais/VERB:savoir mais/CONJ je/CLS ne/NEG_NE peux/MODAL:pouvoir pas/NEG le/CLO dire/VERB:dire ./PUNCT",
+    "je/CLS le/CLO sais/VERB:savoir mais/CONJ je/CLS ne/NEG_NE peux/MODAL:pouvoir pas/NEG "
+    "le/CLO dire/VERB:dire ./PUNCT",
     "attendez/VERB:attendre ,/PUNCT je/CLS réfléchis/VERB:réfléchir ./PUNCT",
     "je/CLS veux/MODAL:vouloir rentrer/VERB:rentrer à/PREP la/DET maison/N ./PUNCT",
-    "je/CLS voudrais/MODAL:vouloir un/DET verre/N d'/PREP eau/N ,/PUNCT s'il/X vous/X plaît/X ./PUNCT",
+    "je/CLS voudrais/MODAL:vouloir un/DET verre/N d'/PREP eau/N ,/PUNCT "
+    "s'il/X vous/X plaît/X ./PUNCT",
     "il/CLS fait/VERB:faire beau/A aujourd'hui/ADV ./PUNCT",
     "qu'est-ce/QW qu'/QW on/CLS mange/VERB:manger ce/DET soir/N ?/PUNCT",
     "où/QW sont/COP:être mes/DET lunettes/N ?/PUNCT",
@@ -116,8 +143,15 @@ def parse_handwritten(line: str) -> Sentence:
         feats = {}
         if tag in (Tag.VERB, Tag.MODAL, Tag.COP, Tag.AUX):
             feats["vform"] = "inf" if form == lemma else "fin"
-        tokens.append(Token(form, getattr(Tag, tag, tag), lemma if tag != Tag.NOUN or
-                            not form[0].isupper() else form, feats, hyphen))
+        tokens.append(
+            Token(
+                form,
+                getattr(Tag, tag, tag),
+                lemma if tag != Tag.NOUN or not form[0].isupper() else form,
+                feats,
+                hyphen,
+            )
+        )
     return Sentence(detokenize(tokens), tokens, "handwritten", {"frame": "handwritten"})
 
 
@@ -130,9 +164,16 @@ class UtteranceGenerator:
         self._handwritten = tuple(parse_handwritten(line) for line in HANDWRITTEN)
         self._obj_frames = tuple(f for f in CORE_FRAMES if f.kind in ("obj", "loc", "pp", "obj_pp"))
         self._builders = (
-            (self._want_thing, 3), (self._want_action, 4), (self._can_you, 4),
-            (self._may_i, 2), (self._pain, 3), (self._state, 3), (self._feeling, 4),
-            (self._weather, 2), (self._handwritten_one, 1), (self._need_action, 2),
+            (self._want_thing, 3),
+            (self._want_action, 4),
+            (self._can_you, 4),
+            (self._may_i, 2),
+            (self._pain, 3),
+            (self._state, 3),
+            (self._feeling, 4),
+            (self._weather, 2),
+            (self._handwritten_one, 1),
+            (self._need_action, 2),
         )
 
     def sample(self, rng: random.Random) -> Sentence | None:
@@ -156,8 +197,11 @@ class UtteranceGenerator:
         else:
             obj = noun_phrase(rng, noun, "indef")
         verb = rng.choice(("vouloir", "vouloir", "aimer", "prendre"))
-        vp = VP(V(verb).t("c"), obj) if verb != "prendre" else VP(V("vouloir").t("c"),
-                                                                    VP(V("prendre"), obj).t("b"))
+        vp = (
+            VP(V(verb).t("c"), obj)
+            if verb != "prendre"
+            else VP(V("vouloir").t("c"), VP(V("prendre"), obj).t("b"))
+        )
         end = parse_tagged(_PLEASE) if rng.random() < 0.3 else None
         return self._done(realise(S(Pro("je").pe(1), vp), end=end), "want_thing")
 
@@ -168,8 +212,16 @@ class UtteranceGenerator:
 
     def _want_action(self, rng):
         subj = subject(rng) if rng.random() < 0.3 else _ME
-        verb, tense = rng.choice((("vouloir", "c"), ("vouloir", "p"), ("aimer", "c"),
-                                  ("préférer", "p"), ("devoir", "p"), ("pouvoir", "p")))
+        verb, tense = rng.choice(
+            (
+                ("vouloir", "c"),
+                ("vouloir", "p"),
+                ("aimer", "c"),
+                ("préférer", "p"),
+                ("devoir", "p"),
+                ("pouvoir", "p"),
+            )
+        )
         clause = S(subj.spec(), VP(V(verb).t(tense), self._action(rng, subj)))
         if rng.random() < 0.12:
             clause.typ({"neg": True})
@@ -205,7 +257,9 @@ class UtteranceGenerator:
 
     def _need_action(self, rng):
         subj = subject(rng) if rng.random() < 0.3 else _ME
-        vp = VP(V("avoir"), NP(N(rng.choice(("besoin", "envie")))), PP(P("de"), self._action(rng, subj)))
+        vp = VP(
+            V("avoir"), NP(N(rng.choice(("besoin", "envie")))), PP(P("de"), self._action(rng, subj))
+        )
         clause = S(subj.spec(), vp).t(rng.choice(("p", "p", "i")))
         if rng.random() < 0.15:
             clause.typ({"neg": True})
@@ -214,25 +268,42 @@ class UtteranceGenerator:
     def _pain(self, rng):
         subj = subject(rng) if rng.random() < 0.4 else _ME
         body = rng.choice(category("BODY"))
-        number = "p" if body.lemma in ("dent", "pied", "jambe", "œil", "oreille") and \
-            rng.random() < 0.4 else "s"
+        number = (
+            "p"
+            if body.lemma in ("dent", "pied", "jambe", "œil", "oreille") and rng.random() < 0.4
+            else "s"
+        )
         vp = VP(V("avoir"), NP(N("mal")), PP(P("à"), noun_phrase(rng, body, "def", number)))
         if rng.random() < 0.15:
-            vp = VP(V("avoir"), NP(adverb("très"), N("mal")), PP(P("à"), noun_phrase(rng, body, "def", number)))
+            vp = VP(
+                V("avoir"),
+                NP(adverb("très"), N("mal")),
+                PP(P("à"), noun_phrase(rng, body, "def", number)),
+            )
         tense = rng.choice(("p", "p", "p", "pc", "i"))
         clause = S(subj.spec(), vp).t(tense)
         if rng.random() < 0.1:
             clause.typ({"neg": True})
         front, end = _adjuncts(rng, _Choice(tense=tense), subj)
         question = rng.random() < 0.15 and subj.pe == 2
-        return self._done(realise(clause, front=[] if question else front, end=end,
-                                  punct="?" if question else "."), "pain")
+        return self._done(
+            realise(
+                clause, front=[] if question else front, end=end, punct="?" if question else "."
+            ),
+            "pain",
+        )
 
     def _state(self, rng):
         subj = subject(rng) if rng.random() < 0.4 else _ME
         state = rng.choice(_STATES[:7])
-        mod = [adverb(rng.choice(("très", "un peu")))] if rng.random() < 0.2 and state != "mal" else []
-        clause = S(subj.spec(), VP(V("avoir"), NP(*mod, N(state)))).t(rng.choice(("p", "p", "pc", "i")))
+        mod = (
+            [adverb(rng.choice(("très", "un peu")))]
+            if rng.random() < 0.2 and state != "mal"
+            else []
+        )
+        clause = S(subj.spec(), VP(V("avoir"), NP(*mod, N(state)))).t(
+            rng.choice(("p", "p", "pc", "i"))
+        )
         if rng.random() < 0.15:
             clause.typ({"neg": True})
         question = rng.random() < 0.12
@@ -241,15 +312,23 @@ class UtteranceGenerator:
     def _feeling(self, rng):
         subj = subject(rng) if rng.random() < 0.5 else _ME
         adj = rng.choice(voc.ADJ_PERSON)
-        mod = [adverb(rng.choice(("très", "un peu", "trop", "vraiment", "assez")))] if rng.random() < 0.3 else []
+        mod = (
+            [adverb(rng.choice(("très", "un peu", "trop", "vraiment", "assez")))]
+            if rng.random() < 0.3
+            else []
+        )
         tense = rng.choice(("p", "p", "p", "pc", "i", "f"))
         clause = S(subj.spec(), VP(V("être"), *mod, A(adj))).t(tense)
         if rng.random() < 0.15:
             clause.typ({"neg": True})
         front, end = _adjuncts(rng, _Choice(tense=tense), subj)
         question = rng.random() < 0.1
-        return self._done(realise(clause, front=[] if question else front, end=end,
-                                  punct="?" if question else "."), "feeling")
+        return self._done(
+            realise(
+                clause, front=[] if question else front, end=end, punct="?" if question else "."
+            ),
+            "feeling",
+        )
 
     def _weather(self, rng):
         it = Pro("je").pe(3)

@@ -42,11 +42,11 @@ NAMES_F = _words(
 
 FOOD_MASS = _words(
     """pain fromage jambon beurre confiture salade soupe potage poulet viande poisson riz
-    sucre sel poivre lait café thé jus eau vin bière tisane chocolat yaourt compote
+    sucre sel poivre chocolat yaourt compote
     purée miel moutarde huile vinaigre crème farine raisin melon pastèque jambon pâté
     saumon thon porc bœuf veau agneau dinde canard lapin gratin couscous semoule
     mayonnaise ketchup chou brocoli épinard ail persil basilic ragoût taboulé quiche
-    omelette tarte gâteau fromage-blanc limonade sirop soda cidre champagne"""
+    omelette tarte gâteau"""
 )
 FOOD_COUNT = _words(
     """baguette croissant pomme banane orange poire fraise cerise tomate carotte
@@ -196,7 +196,6 @@ TIME_PAST = (
     "ce/D week-end/N",
     "à/P Noël/N",
     "pendant/P les/D vacances/N",
-    "déjà/Adv",
 )
 TIME_FUTURE = (
     "demain/Adv",
