@@ -1,9 +1,7 @@
 """Generates the committed French test recordings (tests/data/speech) with the Pico voice.
 
-Deterministic: Pico reads uninitialised heap memory (output varies slightly
-from call to call: tiny sample differences, trailing silence), so glibc's
-M_PERTURB is set first to make every allocation start with the same bytes;
-re-running then rewrites identical files. Usage::
+Deterministic: re-running it rewrites identical files (the Pico wrapper makes
+the engine's working memory start zeroed on every call). Usage::
 
     python scripts/make_test_audio.py [--out tests/data/speech]
 """
@@ -27,8 +25,8 @@ _LOGGER = logging.getLogger("make_test_audio")
 
 # Silence around each utterance, as a microphone recording would have: lets the
 # VAD tests check that speech is found inside and trimmed out.
-LEAD_S = 0.2
-TAIL_S = 0.2
+LEAD_S = 0.15
+TAIL_S = 0.15
 
 # Several are the correct forms of the telegraphic phrases below (corrector tests).
 SENTENCES = [
@@ -52,7 +50,7 @@ TELEGRAPHIC = [
 ]
 WORDS = ["pomme", "maison", "téléphone", "bonjour"]
 
-TELEGRAPHIC_PAUSE_MS = 400
+TELEGRAPHIC_PAUSE_MS = 300
 
 
 def _items() -> list[tuple[str, str, str, SynthesisOptions]]:
@@ -67,22 +65,8 @@ def _items() -> list[tuple[str, str, str, SynthesisOptions]]:
     return items
 
 
-def _fill_allocations() -> None:
-    """Fill malloc'd memory with a fixed byte (glibc only) so Pico is reproducible."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    m_perturb = -6
-    try:
-        ctypes.CDLL("libc.so.6").mallopt(m_perturb, 0x5A)
-    except (OSError, AttributeError):
-        _LOGGER.warning("cannot set M_PERTURB: the files may differ slightly between runs")
-
-
 def generate(out_dir: Path) -> dict[str, dict[str, object]]:
     """Write every WAV and ``transcripts.json`` into ``out_dir``; returns the transcripts."""
-    _fill_allocations()
     synth = SpeechSynthesizer.load(prefer="pico")
     if synth.is_fallback:
         raise SystemExit("the Pico voice (py-nanotts) is required to make the test audio")

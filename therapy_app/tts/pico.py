@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import re
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -35,6 +40,46 @@ def _clamp_break(match: re.Match[str]) -> str:
 def clamp_breaks(markup: str) -> str:
     """Limit every ``<break time=...>`` to what Pico really honours (1 s)."""
     return _BREAK.sub(_clamp_break, markup)
+
+
+# py-nanotts mallocs Pico's 2.5 MB working memory per call and Pico reads parts
+# of it before writing them. Fresh (mmap'd, zeroed) memory gives the intended
+# output; recycled heap memory, which glibc hands out from the second call on,
+# makes <break> pauses come out ~60 % too short and varies the output from call
+# to call. glibc's M_PERTURB with 0xFF makes malloc return zero-filled blocks,
+# so it is switched on around each call (glibc only; Windows' heap hands out
+# fresh zeroed pages for blocks this large).
+_M_PERTURB = -6
+_ZERO_FILL = 0xFF  # malloc fills with (byte ^ 0xFF) = 0
+_heap_lock = threading.Lock()
+
+
+def _glibc_mallopt() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # musl and other libcs have no mallopt
+        return None
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    return mallopt
+
+
+_MALLOPT = _glibc_mallopt()
+
+
+@contextmanager
+def _zeroed_heap() -> Iterator[None]:
+    """Make malloc return zero-filled memory for the duration of one Pico call."""
+    with _heap_lock:
+        if _MALLOPT is None:
+            yield
+            return
+        _MALLOPT(_M_PERTURB, _ZERO_FILL)
+        try:
+            yield
+        finally:
+            _MALLOPT(_M_PERTURB, 0)
 
 
 def speed_for_rate(rate_wpm: float) -> float:
@@ -77,12 +122,13 @@ class PicoVoice:
             SpeechSynthesisError: the engine failed or produced nothing.
         """
         try:
-            pcm = self._engine.speak(
-                clamp_breaks(markup),
-                voice=VOICE,
-                speed=speed_for_rate(rate_wpm),
-                volume=ENGINE_VOLUME,
-            )
+            with _zeroed_heap():
+                pcm = self._engine.speak(
+                    clamp_breaks(markup),
+                    voice=VOICE,
+                    speed=speed_for_rate(rate_wpm),
+                    volume=ENGINE_VOLUME,
+                )
         except Exception as exc:  # noqa: BLE001 - the C extension raises plain errors
             raise SpeechSynthesisError(
                 "La voix n'a pas pu lire ce texte.",

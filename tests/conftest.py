@@ -1,0 +1,80 @@
+"""Shared fixtures: private user data folder, committed test speech, PulseAudio test devices."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+SPEECH_DIR = DATA_DIR / "speech"
+
+# CI sets this so that audio tests fail instead of silently skipping.
+REQUIRE_AUDIO_ENV = "THERAPY_REQUIRE_AUDIO"
+PULSE_SINKS = ("vspeaker", "vmic_feed")
+PULSE_SOURCE = "vmic"
+
+
+@pytest.fixture(autouse=True)
+def user_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+                  ) -> Path:
+    """Every test gets an empty user data folder: nothing touches the real home."""
+    folder = tmp_path_factory.mktemp("user-data")
+    monkeypatch.setenv("THERAPY_APP_DATA_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def speech_dir() -> Path:
+    """Folder of the committed French test recordings (scripts/make_test_audio.py)."""
+    return SPEECH_DIR
+
+
+@pytest.fixture(scope="session")
+def speech_transcripts() -> dict[str, dict[str, object]]:
+    """file name -> {text, category, speech_start_s, speech_end_s, ...}."""
+    return json.loads((SPEECH_DIR / "transcripts.json").read_text(encoding="utf-8"))
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get(REQUIRE_AUDIO_ENV) == "1":
+        pytest.fail(f"{reason} ({REQUIRE_AUDIO_ENV}=1: audio tests must run)")
+    pytest.skip(reason)
+
+
+def _pactl(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["pactl", *args], capture_output=True, text=True, timeout=10,
+                          check=False)
+
+
+@pytest.fixture(scope="session")
+def pulse_server() -> str:
+    """The PulseAudio server with the virtual devices from scripts/pulse_virtual.sh.
+
+    Uses ``PULSE_SERVER`` when exported, else the socket the script creates by
+    default, and exports it for this process (sounddevice reaches PulseAudio
+    through the ALSA ``pulse`` device, which reads it when a stream opens).
+    Skips (or fails under ``THERAPY_REQUIRE_AUDIO=1``) when none is reachable.
+    """
+    for tool in ("pactl", "paplay", "parec"):
+        if shutil.which(tool) is None:
+            _unavailable(f"{tool} not installed (apt-get install pulseaudio-utils)")
+    if not os.environ.get("PULSE_SERVER"):
+        runtime = Path(f"/tmp/therapy-pulse-{os.getuid()}")
+        socket = runtime / "pulse" / "native"
+        if socket.exists():
+            os.environ["PULSE_SERVER"] = f"unix:{socket}"
+            os.environ.setdefault("XDG_RUNTIME_DIR", str(runtime))
+    if _pactl("info").returncode != 0:
+        _unavailable('no PulseAudio server: run eval "$(scripts/pulse_virtual.sh)"')
+    sinks = _pactl("list", "short", "sinks").stdout.split()
+    sources = _pactl("list", "short", "sources").stdout.split()
+    missing = [s for s in PULSE_SINKS if s not in sinks]
+    missing += [PULSE_SOURCE] if PULSE_SOURCE not in sources else []
+    if missing:
+        _unavailable(f"PulseAudio lacks the virtual devices {missing}: run scripts/pulse_virtual.sh")
+    return os.environ["PULSE_SERVER"]
