@@ -136,15 +136,20 @@ CONFIGS: dict[str, TrainConfig] = {
 }
 
 
-def setup_logging(log_file: Path) -> None:
-    """Log to stderr and append to the run's log file."""
+def setup_logging(log_file: Path) -> list[logging.Handler]:
+    """Log to stderr and append to the run's log file; returns the handlers added."""
     log_file.parent.mkdir(parents=True, exist_ok=True)
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     root = logging.getLogger()
     root.setLevel(logging.INFO)
-    for handler in (logging.StreamHandler(sys.stderr), logging.FileHandler(log_file)):
+    handlers: list[logging.Handler] = [
+        logging.StreamHandler(sys.stderr),
+        logging.FileHandler(log_file),
+    ]
+    for handler in handlers:
         handler.setFormatter(fmt)
         root.addHandler(handler)
+    return handlers
 
 
 def sha256_of(path: Path) -> str | None:
@@ -197,7 +202,10 @@ class Trainer:
         self.out: Path = args.out
         self.corpus: Path = args.corpus
         torch.set_num_threads(config.threads)
-        torch.set_num_interop_threads(1)
+        try:
+            torch.set_num_interop_threads(1)
+        except RuntimeError:  # already set in this process (a second run in tests)
+            pass
         torch.manual_seed(config.seed)
         random.seed(config.seed)
         np.random.seed(config.seed)
@@ -230,9 +238,6 @@ class Trainer:
         )
         self.state = RunState()
         self.stop_requested = False
-        # A killed background run still leaves a checkpoint at the current step.
-        signal.signal(signal.SIGTERM, self._request_stop)
-        signal.signal(signal.SIGINT, self._request_stop)
         _LOGGER.info(
             "model: %d parameters, vocab %d", count_parameters(self.model), config.model.vocab_size
         )
@@ -246,7 +251,7 @@ class Trainer:
     def _meta(self) -> dict[str, Any]:
         return {
             "config": self.config.to_dict(),
-            "command": sys.argv,
+            "command": self.args.command,
             "corpus": str(self.corpus),
             "corpus_manifest_sha256": sha256_of(self.corpus / "MANIFEST.json"),
             "tokenizer_sha256": sha256_of(self.out / TOKENIZER_FILE),
@@ -336,7 +341,21 @@ class Trainer:
     # -- training --------------------------------------------------------------------------
 
     def train(self) -> None:
-        """Run until ``max_steps`` or ``max_minutes``; checkpoint and validate on the way."""
+        """Run until ``max_steps`` or ``max_minutes``; checkpoint and validate on the way.
+
+        SIGTERM and SIGINT end the run after the current step, with a checkpoint,
+        so a killed background run loses nothing.
+        """
+        previous = {
+            sig: signal.signal(sig, self._request_stop) for sig in (signal.SIGTERM, signal.SIGINT)
+        }
+        try:
+            self._train()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _train(self) -> None:
         config = self.config
         self.model.train()
         start = time.monotonic()
@@ -434,8 +453,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     """Entry point."""
     args = parse_args(argv)
+    args.command = [
+        "python",
+        "-m",
+        "models.corrector.train",
+        *(sys.argv[1:] if argv is None else argv),
+    ]
     args.out.mkdir(parents=True, exist_ok=True)
-    setup_logging(args.out / "train.log")
+    handlers = setup_logging(args.out / "train.log")
+    try:
+        _run(args)
+    finally:
+        for handler in handlers:
+            logging.getLogger().removeHandler(handler)
+            handler.close()
+
+
+def _run(args: argparse.Namespace) -> None:
     saved = args.out / f"{LAST}.json"
     if args.resume and saved.is_file():
         # The saved config wins on resume: the architecture must match the weights.
@@ -449,7 +483,7 @@ def main(argv: list[str] | None = None) -> None:
         config.max_minutes = args.max_minutes
     if args.max_steps is not None:
         config.max_steps = args.max_steps
-    _LOGGER.info("command: %s", " ".join(sys.argv))
+    _LOGGER.info("command: %s", " ".join(args.command))
     trainer = Trainer(args, config)
     if args.resume:
         trainer.resume()
