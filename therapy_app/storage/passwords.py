@@ -82,4 +82,4 @@ def lock_duration(failed_attempts: int) -> timedelta | None:
     if failed_attempts < MAX_FAILURES:
         return None
     doublings = min(failed_attempts - MAX_FAILURES, 16)
-    return min(BASE_LOCK * (2**doublings), MAX_LOCK)
+    return min(BASE_LOCK * (1 << doublings), MAX_LOCK)
