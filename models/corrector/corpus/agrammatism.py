@@ -13,6 +13,7 @@ import logging
 import random
 from collections.abc import Callable
 from contextlib import redirect_stderr
+from dataclasses import replace
 
 from pyrealb import A, V
 from pyrealb.Constituent import PyrealbException
@@ -148,7 +149,37 @@ def _drop_tagged(tags: tuple[str, ...]) -> Rule:
 drop_ne = _drop_tagged((Tag.NEG_NE,))
 drop_aux = _drop_tagged((Tag.AUX, Tag.AUX_FUT))
 drop_object_clitics = _drop_tagged((Tag.CLO,))
-drop_modifiers = _drop_tagged((Tag.ADV, Tag.CONJ))
+# Degree and manner words only: time adverbials ("hier", "demain") are what
+# agrammatic speakers keep to mark tense, so they are never dropped.
+_DROPPABLE_ADVERBS = frozenset(
+    {
+        "très",
+        "trop",
+        "vraiment",
+        "assez",
+        "un peu",
+        "bien",
+        "encore",
+        "aussi",
+        "beaucoup",
+        "vite",
+        "mal",
+        "plutôt",
+        "lentement",
+        "fort",
+    }
+)
+
+
+def drop_modifiers(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Drops degree/manner adverbs and conjunctions ("très", "bien", "mais")."""
+    drop = {
+        i
+        for i, t in enumerate(tokens)
+        if (t.tag == Tag.CONJ or (t.tag == Tag.ADV and t.form.lower() in _DROPPABLE_ADVERBS))
+        and rng.random() < p
+    }
+    return _keep(tokens, drop), bool(drop)
 
 
 def drop_copula(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
@@ -191,7 +222,8 @@ def infinitive(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[
             and rng.random() < p
             and tok.lemma.isalpha()
         ):
-            out.append(tok.with_form(tok.lemma, vform="inf"))
+            # An infinitive is not inverted: "pouvez-vous" becomes "pouvoir vous".
+            out.append(replace(tok.with_form(tok.lemma, vform="inf"), hyphen=False))
             fired = True
         else:
             out.append(tok)
@@ -206,7 +238,7 @@ def bare_participle(tokens: list[Token], rng: random.Random, p: float) -> tuple[
         if tok.tag == Tag.VERB and tok.feats.get("vform") == "fin" and rng.random() < p:
             form = participle(tok.lemma)
             if form and form != tok.form.lower():
-                out.append(tok.with_form(form, vform="pp"))
+                out.append(replace(tok.with_form(form, vform="pp"), hyphen=False))
                 fired = True
                 continue
         out.append(tok)

@@ -99,7 +99,8 @@ def make_pairs(
     """The 1–2 pairs of one sentence (deterministic for seed and text)."""
     rng = _pair_rng(seed, tgt)
     sid = sentence_id(tgt)
-    count = 2 if rng.random() < second_variant else 1
+    # Hand-written utterances are few and frequent in real use: more variants each.
+    count = 4 if source == "handwritten" else (2 if rng.random() < second_variant else 1)
     pairs: list[Pair] = []
     seen_src: set[str] = set()
     intact_done = False
