@@ -1,0 +1,68 @@
+"""TaskRunner: results on the main thread, stale results dropped, errors routed to one handler."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from therapy_app.gui.tasks import TaskError, TaskRunner  # noqa: E402
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def runner(qtbot):
+    runner = TaskRunner()
+    yield runner
+    runner.shutdown()
+
+
+def test_result_is_delivered_on_the_main_thread(qtbot, runner):
+    seen: list[tuple[int, bool]] = []
+    main = threading.get_ident()
+
+    def work(a, b):
+        return a + b, threading.get_ident() != main
+
+    with qtbot.waitSignal(runner.finished, timeout=5000):
+        runner.submit(
+            work, 2, 3, on_done=lambda r: seen.append((r[0], r[1] and threading.get_ident() == main))
+        )
+    assert seen == [(5, True)]
+
+
+def test_errors_go_to_the_handler(qtbot, runner):
+    errors: list[BaseException] = []
+    runner.error_handler = errors.append
+
+    def boom():
+        raise ValueError("bad")
+
+    with qtbot.waitSignal(runner.finished, timeout=5000):
+        runner.submit(boom, pool="db")
+    assert isinstance(errors[0], ValueError)
+
+
+def test_newer_job_of_a_group_drops_the_older_result(qtbot, runner):
+    gate = threading.Event()
+    results: list[str] = []
+
+    def slow():
+        gate.wait(5)
+        return "old"
+
+    first = runner.submit(slow, on_done=results.append, group="g")
+    second = runner.submit(lambda: "new", on_done=results.append, group="g")
+    assert not runner.is_pending(first)
+    gate.set()
+    qtbot.waitUntil(lambda: not runner.is_pending(second), timeout=5000)
+    assert results == ["new"]
+
+
+def test_submit_after_shutdown_raises(runner):
+    runner.shutdown()
+    with pytest.raises(TaskError):
+        runner.submit(lambda: None)
