@@ -84,17 +84,19 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
 def search_dirs() -> list[Path]:
     """Folders searched for model folders, in priority order.
 
-    The environment override comes first, then a frozen installer bundle, then
-    the project's build folder, then models shipped with the resources.
+    ``THERAPY_APP_MODELS_DIR``, when set, replaces the installer bundle and the
+    project build folder (so a clinic can pin one folder, and tests can see a
+    model as missing); models shipped with the resources are searched last.
     """
     dirs: list[Path] = []
     override = os.environ.get(paths.ENV_MODELS_DIR)
     if override:
         dirs.append(Path(override))
-    bundle = paths.bundle_root()
-    if bundle is not None:
-        dirs.append(bundle / "models")
-    dirs.append(paths.build_models_dir())
+    else:
+        bundle = paths.bundle_root()
+        if bundle is not None:
+            dirs.append(bundle / "models")
+        dirs.append(paths.build_models_dir())
     dirs.append(paths.resources_dir() / "models")
     return dirs
 

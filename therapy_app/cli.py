@@ -1,0 +1,275 @@
+"""The ``therapy-app`` command line: data on stdout, logs and errors on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from therapy_app import __version__, paths
+from therapy_app.errors import TherapyAppError
+
+_LOGGER = logging.getLogger("therapy_app.cli")
+
+DEMO_RECORDING = "demo/moi_aller_boulangerie_hier.wav"
+EXIT_USER_ERROR = 2
+
+
+def _out(line: str = "") -> None:
+    print(line, flush=True)
+
+
+def _err(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from therapy_app import doctor
+
+    report = doctor.run(provider=args.provider, verify_hashes=not args.no_hash)
+    if args.json:
+        _out(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        for check in report.checks:
+            mark = "ok " if check.ok else ("!! " if check.required else "-- ")
+            _out(f"{mark} {check.name}: {check.detail}")
+        _out("Tout est prêt." if report.ok else "Des éléments manquent (voir « !! » ci-dessus).")
+    return 0 if report.ok else 1
+
+
+def _cmd_build_models(args: argparse.Namespace) -> int:
+    root = paths.project_root()
+    if not (root / "models" / "build.py").is_file():
+        raise TherapyAppError(
+            "La construction des modèles n'est possible que depuis les sources du projet.",
+            "Les versions installées fournissent déjà leurs modèles.",
+            f"no models/build.py under {root}",
+        )
+    command = [sys.executable, "-m", "models.build"] + (["--force"] if args.force else [])
+    return subprocess.call(command, cwd=root)
+
+
+def _read_clip(path: str):  # noqa: ANN202 - AudioClip, imported lazily
+    from therapy_app.audio.wavio import read_wav
+
+    return read_wav(Path(path))
+
+
+def _cmd_transcribe(args: argparse.Namespace) -> int:
+    from therapy_app.asr.recognizer import DecodeOptions, SpeechRecognizer
+
+    clip = _read_clip(args.file)
+    recognizer = SpeechRecognizer.load(provider=args.provider)
+    options = DecodeOptions(beam_size=args.beam)
+    transcript = recognizer.transcribe(clip, options)
+    _LOGGER.info(
+        "%.2f s of audio in %.2f s on %s",
+        transcript.audio_seconds,
+        transcript.decode_seconds,
+        transcript.provider,
+    )
+    if args.json:
+        _out(json.dumps(asdict(transcript), ensure_ascii=False))
+    else:
+        _out(transcript.text)
+    return 0
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from therapy_app.asr.recognizer import SpeechRecognizer
+
+    clip = _read_clip(args.file)
+    ranked = SpeechRecognizer.load(provider=args.provider).score(clip, args.candidates)
+    if args.json:
+        _out(json.dumps([asdict(c) for c in ranked], ensure_ascii=False))
+    else:
+        for cand in ranked:
+            _out(f"{cand.rank}\t{cand.logprob:.2f}\t{cand.text}")
+    return 0
+
+
+def _cmd_speak(args: argparse.Namespace) -> int:
+    from therapy_app.tts.options import SynthesisOptions
+    from therapy_app.tts.synthesizer import SpeechSynthesizer
+
+    synth = SpeechSynthesizer.load(prefer=args.voice)
+    options = SynthesisOptions(rate_wpm=args.rate, pause_between_words_ms=args.pause)
+    start = time.perf_counter()
+    clip = synth.synthesize(args.text, options)
+    _LOGGER.info("%s: %.2f s of speech in %.3f s", synth.voice_name, clip.duration,
+                 time.perf_counter() - start)
+    if args.output:
+        from therapy_app.audio.wavio import write_wav
+
+        write_wav(Path(args.output), clip)
+        _out(str(args.output))
+    else:
+        _play(clip)
+    return 0
+
+
+def _cmd_correct(args: argparse.Namespace) -> int:
+    from therapy_app.correction.corrector import Corrector
+
+    correction = Corrector.load(provider=args.provider).correct(args.text, beam_size=args.beam)
+    if args.json:
+        _out(json.dumps(asdict(correction), ensure_ascii=False))
+    else:
+        _out(correction.best)
+    return 0
+
+
+def _play(clip) -> None:  # noqa: ANN001 - AudioClip
+    from therapy_app.audio.player import Player
+
+    with Player() as player:
+        player.play(clip, blocking=True)
+
+
+def _print_result(result, index: int) -> None:  # noqa: ANN001 - LoopResult
+    t = result.timings
+    _out(f"[{index}] entendu   ({t.get('asr', 0):.2f} s) : {result.heard.text or '(rien)'}")
+    if result.correction is not None:
+        restored = [w for op in result.correction.diff if op.kind == "restored" for w in op.target]
+        _out(f"[{index}] corrigé   ({t.get('correct', 0):.2f} s) : {result.correction.best}")
+        if restored:
+            _out(f"[{index}] restauré  : {' '.join(restored)}")
+    if result.speech is not None:
+        _out(f"[{index}] voix      ({t.get('tts', 0):.2f} s) : {result.speech.duration:.1f} s")
+
+
+def _cmd_loop(args: argparse.Namespace) -> int:
+    from therapy_app.pipeline import SpeechLoop
+    from therapy_app.tts.options import SynthesisOptions
+
+    _err("Chargement des modèles…")
+    loop = SpeechLoop.load(provider=args.provider, use_corrector=not args.no_correct)
+    if loop.corrector is None and not args.no_correct:
+        _err("Correcteur absent : la transcription brute sera prononcée.")
+    options = SynthesisOptions(rate_wpm=args.rate)
+    inputs = list(args.input or [])
+    if args.demo:
+        inputs.append(str(paths.resources_dir() / DEMO_RECORDING))
+    out_dir = Path(args.output_dir) if args.output_dir else None
+    if out_dir:
+        paths.ensure_dir(out_dir)
+    index = 0
+    while True:
+        index += 1
+        if inputs:
+            if index > len(inputs):
+                return 0
+            clip = _read_clip(inputs[index - 1])
+            _out(f"[{index}] fichier   : {inputs[index - 1]} ({clip.duration:.1f} s)")
+        else:
+            clip = _record(loop)
+            if clip is None:
+                return 0
+        result = loop.process(clip, options)
+        _print_result(result, index)
+        if result.speech is not None:
+            if out_dir is not None:
+                from therapy_app.audio.wavio import write_wav
+
+                target = write_wav(out_dir / f"reponse_{index:03d}.wav", result.speech)
+                _out(f"[{index}] écrit     : {target}")
+            if not args.no_play:
+                _play(result.speech)
+        if args.once:
+            return 0
+
+
+def _record(loop):  # noqa: ANN001, ANN202 - SpeechLoop -> AudioClip | None
+    from therapy_app.audio.recorder import Recorder
+
+    _err("Parlez… (arrêt automatique à la fin de la phrase, Ctrl+C pour quitter)")
+    detector = loop.vad.end_of_speech_detector() if loop.vad is not None else None
+    try:
+        clip = Recorder().record_utterance(max_seconds=30.0, end_of_speech=detector)
+    except KeyboardInterrupt:
+        return None
+    _out(f"enregistré : {clip.duration:.1f} s")
+    return clip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and documentation)."""
+    parser = argparse.ArgumentParser(prog="therapy-app", description=__doc__)
+    parser.add_argument("--version", action="version", version=__version__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
+    parser.add_argument("--provider", choices=["auto", "cpu", "cuda"], default=None,
+                        help="execution provider (default: THERAPY_APP_PROVIDER or auto)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("doctor", help="check models, hashes, providers, audio and voice")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--no-hash", action="store_true", help="skip sha256 verification")
+    p.set_defaults(func=_cmd_doctor)
+
+    p = sub.add_parser("build-models", help="build the speech models (needs the build extra)")
+    p.add_argument("--force", action="store_true")
+    p.set_defaults(func=_cmd_build_models)
+
+    p = sub.add_parser("transcribe", help="transcribe a WAV file (last stdout line: the text)")
+    p.add_argument("file")
+    p.add_argument("--beam", type=int, default=5, help="beam width; 1 = greedy")
+    p.add_argument("--json", action="store_true", help="details as JSON")
+    p.set_defaults(func=_cmd_transcribe)
+
+    p = sub.add_parser("score", help="rank expected texts by likelihood given the audio")
+    p.add_argument("file")
+    p.add_argument("candidates", nargs="+")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_score)
+
+    p = sub.add_parser("speak", help="say a French text (or write it with -o)")
+    p.add_argument("text")
+    p.add_argument("-o", "--output", help="WAV file to write instead of playing")
+    p.add_argument("--rate", type=float, default=140.0, help="words per minute (default 140)")
+    p.add_argument("--pause", type=int, default=0, help="pause between words, ms")
+    p.add_argument("--voice", choices=["pico", "espeak"], default="pico")
+    p.set_defaults(func=_cmd_speak)
+
+    p = sub.add_parser("correct", help="correct telegraphic French (last stdout line: result)")
+    p.add_argument("text")
+    p.add_argument("--beam", type=int, default=3)
+    p.add_argument("--json", action="store_true", help="alternatives, scores and diff")
+    p.set_defaults(func=_cmd_correct)
+
+    p = sub.add_parser("loop", help="microphone → recognition → correction → speech")
+    p.add_argument("--input", action="append", help="WAV file instead of the microphone")
+    p.add_argument("--demo", action="store_true", help="use the bundled demo recording")
+    p.add_argument("--once", action="store_true", help="stop after one utterance")
+    p.add_argument("--no-play", action="store_true", help="do not play the answer")
+    p.add_argument("--no-correct", action="store_true", help="skip the corrector")
+    p.add_argument("--output-dir", help="also write each spoken answer as a WAV here")
+    p.add_argument("--rate", type=float, default=140.0, help="words per minute of the answer")
+    p.set_defaults(func=_cmd_loop)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``therapy-app`` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        return int(args.func(args) or 0)
+    except TherapyAppError as exc:
+        _LOGGER.debug("failure detail: %s", exc.detail)
+        _err(f"Erreur : {exc.french()}")
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,133 @@
+"""Diagnostics for ``therapy-app doctor``: models, hashes, providers, audio, voice."""
+
+from __future__ import annotations
+
+import logging
+import platform
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from therapy_app import __version__, model_store
+from therapy_app.errors import TherapyAppError
+
+_LOGGER = logging.getLogger(__name__)
+
+REQUIRED_MODELS = (model_store.ASR_MODEL, model_store.VAD_MODEL)
+OPTIONAL_MODELS = (model_store.CORRECTOR_MODEL,)
+
+
+@dataclass
+class Check:
+    """One diagnostic line.
+
+    Attributes:
+        name: what was checked.
+        ok: whether it is usable.
+        detail: what was found (path, version, provider...).
+        required: a failed required check makes ``doctor`` exit non-zero.
+    """
+
+    name: str
+    ok: bool
+    detail: str
+    required: bool = True
+
+
+@dataclass
+class Report:
+    """Everything ``doctor`` found."""
+
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every required check passed."""
+        return all(c.ok for c in self.checks if c.required)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {"ok": self.ok, "checks": [asdict(c) for c in self.checks]}
+
+
+def _model_checks(verify_hashes: bool) -> list[Check]:
+    checks = []
+    for name in REQUIRED_MODELS + OPTIONAL_MODELS:
+        required = name in REQUIRED_MODELS
+        try:
+            bundle = model_store.load_model(name)
+        except TherapyAppError as exc:
+            checks.append(Check(f"model {name}", False, exc.french(), required))
+            continue
+        version = bundle.meta.get("version", "?")
+        problems = bundle.verify() if verify_hashes else []
+        state = "sha256 ok" if verify_hashes and not problems else "; ".join(problems)
+        detail = f"{bundle.directory} (version {version}{', ' + state if state else ''})"
+        checks.append(Check(f"model {name}", not problems, detail, required))
+    return checks
+
+
+def _provider_checks(provider: str | None) -> list[Check]:
+    import onnxruntime as ort
+
+    from therapy_app import inference
+
+    checks = [
+        Check("onnxruntime", True, f"{ort.__version__}; built with {ort.get_available_providers()}"),
+        Check("nvidia driver", True, "present" if inference.cuda_driver_present() else "absent"),
+    ]
+    # The only trustworthy answer is what a real session runs on (see inference.py).
+    try:
+        from therapy_app.asr.recognizer import SpeechRecognizer
+
+        recognizer = SpeechRecognizer.load(provider=provider)
+        checks.append(Check("asr provider", True, recognizer.provider))
+    except TherapyAppError as exc:
+        checks.append(Check("asr provider", False, exc.french()))
+    for info in inference.created_sessions():
+        checks.append(
+            Check(f"session {info.model}", True, f"{info.active[0]} ({info.threads} threads)")
+        )
+    return checks
+
+
+def _audio_checks() -> list[Check]:
+    from therapy_app.audio import devices
+
+    try:
+        found = devices.list_devices()
+    except TherapyAppError as exc:
+        return [Check("audio", False, exc.french(), required=False)]
+    lines = [
+        f"{d.index}: {d.name} (in {d.inputs}, out {d.outputs})" for d in found
+    ] or ["no device"]
+    checks = [Check("audio devices", bool(found), "; ".join(lines), required=False)]
+    for label, getter in (("microphone", devices.default_input), ("speaker", devices.default_output)):
+        try:
+            checks.append(Check(label, True, getter().name, required=False))
+        except TherapyAppError as exc:
+            checks.append(Check(label, False, exc.french(), required=False))
+    return checks
+
+
+def _voice_check() -> Check:
+    from therapy_app.tts.synthesizer import SpeechSynthesizer
+
+    try:
+        synth = SpeechSynthesizer.load()
+    except TherapyAppError as exc:
+        return Check("voice", False, exc.french())
+    suffix = " (fallback: less intelligible)" if synth.is_fallback else ""
+    return Check("voice", True, synth.voice_name + suffix)
+
+
+def run(provider: str | None = None, verify_hashes: bool = True) -> Report:
+    """Run every check; never raises for an environment problem."""
+    report = Report()
+    report.checks.append(
+        Check("therapy_app", True, f"{__version__} on Python {platform.python_version()}")
+    )
+    report.checks.extend(_model_checks(verify_hashes))
+    report.checks.extend(_provider_checks(provider))
+    report.checks.append(_voice_check())
+    report.checks.extend(_audio_checks())
+    return report
