@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from therapy_app.correction.normalize import normalize_text
+
+_ELIDED_RE = re.compile(r"^(j|n|m|t|s|c|d|l|qu)'(?=\w)")
 
 _FILLERS = {"euh", "heu", "hum", "ben", "bah", "hein"}
 _TONIC = {"moi": "je", "toi": "tu", "lui": "il", "eux": "ils"}
@@ -104,7 +108,10 @@ def rule_correct(text: str) -> str:
     Returns:
         The rewritten sentence ("" for empty input).
     """
-    words = _dedupe([_UNELIDED.get(w, w) for w in normalize_text(text).replace("'", "' ").split()])
+    split = [
+        part for w in normalize_text(text).split() for part in _ELIDED_RE.sub(r"\1' ", w).split()
+    ]
+    words = _dedupe([_UNELIDED.get(w, w) for w in split])
     if not words:
         return ""
     if words[0] in _TONIC:

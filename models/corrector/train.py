@@ -82,9 +82,9 @@ class TrainConfig:
 
     model: ModelConfig = field(default_factory=ModelConfig)
     tokenizer: TokenizerConfig = field(default_factory=TokenizerConfig)
-    batch_tokens: int = 3000
+    batch_tokens: int = 1600
     lr: float = 1e-3
-    warmup_steps: int = 400
+    warmup_steps: int = 250
     min_lr_ratio: float = 0.05
     weight_decay: float = 0.01
     label_smoothing: float = 0.1
@@ -447,6 +447,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--resume", action="store_true", help="continue from <out>/last.pt")
     parser.add_argument("--max-minutes", type=float, help="override the config's time budget")
     parser.add_argument("--max-steps", type=int, help="override the config's step budget")
+    parser.add_argument(
+        "--init-from",
+        type=Path,
+        help="start a new run from this checkpoint's weights (vocabulary remapped)",
+    )
     return parser.parse_args(argv)
 
 
@@ -487,6 +492,10 @@ def _run(args: argparse.Namespace) -> None:
     trainer = Trainer(args, config)
     if args.resume:
         trainer.resume()
+    elif args.init_from:
+        from models.corrector.warmstart import init_from
+
+        init_from(trainer.model, args.init_from, args.out / TOKENIZER_FILE)
     trainer.train()
 
 
