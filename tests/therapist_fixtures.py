@@ -1,0 +1,143 @@
+"""Therapist-area test helpers: a repository seeded with real attempts on committed speech clips.
+
+Use from a test module with ``pytest_plugins = ("therapist_fixtures",)``; the
+fixture names are prefixed so that they never shadow another module's ``repo``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from storage_fixtures import FakeClock
+
+from therapy_app.audio.wavio import read_wav
+from therapy_app.storage import AttemptRecord, Candidate, Patient, SessionRepository
+
+PASSWORD = "orthophonie-2025"
+USERNAME = "claire"
+
+# (exercise kind, days after the first session, [(clip, target, transcript, chosen, repetition)])
+_PLAN: list[tuple[str, int, list[tuple[str, str | None, str, str | None, str | None]]]] = [
+    (
+        "repetition",
+        0,
+        [
+            ("telegraphic_06.wav", "Le chat dort sur le canapé.", "chat dormir canapé", None, None),
+            ("sentence_04.wav", "Je prends le train demain.", "train demain", None, None),
+        ],
+    ),
+    (
+        "free_speech",
+        3,
+        [
+            (
+                "telegraphic_01.wav",
+                None,
+                "moi aller boulangerie hier",
+                "Hier, je suis allé à la boulangerie.",
+                "hier je suis allé boulangerie",
+            ),
+        ],
+    ),
+    (
+        "repetition",
+        7,
+        [
+            ("sentence_03.wav", "Le chat dort sur le canapé.", "Le chat dort.", None, None),
+            ("sentence_06.wav", "J'ai mal à la tête.", "j'ai mal tête", None, None),
+            ("sentence_07.wav", "Il fait beau aujourd'hui.", "Il fait beau.", None, None),
+        ],
+    ),
+]
+
+
+@dataclass(frozen=True)
+class SeededHistory:
+    """What :func:`seed_history` created.
+
+    Attributes:
+        patient: the patient with three sessions (2 repetition, 1 free speech).
+        other: a second patient with one session (to check the patient list).
+        session_ids: the patient's sessions, oldest first.
+        attempt_ids: the patient's attempts, oldest first.
+    """
+
+    patient: Patient
+    other: Patient
+    session_ids: list[int]
+    attempt_ids: list[int]
+
+
+def seed_history(repo: SessionRepository, clock: FakeClock, speech_dir: Path) -> SeededHistory:
+    """Add two patients with real attempts (recordings from ``tests/data/speech``)."""
+    start = clock.now
+    patient = repo.create_patient("Jeanne Dupont")
+    other = repo.create_patient("Paul Martin")
+    session_ids: list[int] = []
+    attempt_ids: list[int] = []
+    for kind, day, attempts in _PLAN:
+        clock.now = start + timedelta(days=day)
+        session = repo.start_session(patient.id, kind)
+        session_ids.append(session.id)
+        for clip_name, target, transcript, chosen, repetition in attempts:
+            clock.advance(minutes=1)
+            clip = read_wav(speech_dir / clip_name)
+            record = AttemptRecord(
+                session_id=session.id,
+                kind=kind,  # type: ignore[arg-type]
+                raw_transcript=transcript,
+                target_text=target,
+                correction_best=chosen or target,
+                correction_alternatives=[Candidate("Le chat sort du canapé.", -2.1)]
+                if target and "chat" in target
+                else [],
+                chosen_sentence=chosen,
+                repetition_transcript=repetition,
+                target_score=0.8,
+                pause_ratio=0.3,
+                cue_level=0,
+            )
+            attempt_ids.append(repo.add_attempt(record, clip))
+        clock.advance(minutes=5)
+        repo.end_session(session.id)
+    clock.now = start + timedelta(days=1)
+    other_session = repo.start_session(other.id, "repetition")
+    repo.add_attempt(
+        AttemptRecord(
+            session_id=other_session.id,
+            kind="repetition",
+            raw_transcript="pomme",
+            target_text="pomme",
+        ),
+        read_wav(speech_dir / "word_01.wav"),
+    )
+    clock.now = start + timedelta(days=10)
+    return SeededHistory(patient, other, session_ids, attempt_ids)
+
+
+@pytest.fixture
+def therapist_clock() -> FakeClock:
+    """The repository's clock (starts at ``storage_fixtures.T0``)."""
+    return FakeClock()
+
+
+@pytest.fixture
+def therapist_repo(tmp_path: Path, therapist_clock: FakeClock) -> Iterator[SessionRepository]:
+    """An empty repository in a temporary folder."""
+    repository = SessionRepository(tmp_path / "data", clock=therapist_clock)
+    yield repository
+    repository.close()
+
+
+@pytest.fixture
+def seeded(
+    therapist_repo: SessionRepository, therapist_clock: FakeClock, speech_dir: Path
+) -> SeededHistory:
+    """``therapist_repo`` with :func:`seed_history` applied and a therapist account."""
+    history = seed_history(therapist_repo, therapist_clock, speech_dir)
+    therapist_repo.create_therapist(USERNAME, PASSWORD)
+    return history
