@@ -11,6 +11,13 @@ EXERCISE_LABELS: dict[str, str] = {
 }
 """Same titles as the exercise catalogue created with the database (storage.schema)."""
 
+EXERCISE_SHORT_LABELS: dict[str, str] = {
+    "free_speech": "Parole libre",
+    "repetition": "Répétition",
+    "completion": "Complétion",
+}
+"""For narrow table columns."""
+
 
 @dataclass(frozen=True)
 class ChartMetric:
@@ -39,6 +46,6 @@ CHART_METRICS: tuple[ChartMetric, ...] = (
 """The four progress charts, in display order."""
 
 
-def exercise_label(kind: str) -> str:
+def exercise_label(kind: str, *, short: bool = False) -> str:
     """French name of an exercise kind (the code itself when unknown)."""
-    return EXERCISE_LABELS.get(kind, kind)
+    return (EXERCISE_SHORT_LABELS if short else EXERCISE_LABELS).get(kind, kind)

@@ -1,0 +1,326 @@
+"""The therapist area: behind a password, the patient list, history, attempts, progress, exports."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.attempt_detail import AttemptDetail
+from therapy_app.gui.therapist.charts import ProgressPanel
+from therapy_app.gui.therapist.exports_panel import ExportPanel
+from therapy_app.gui.therapist.history import HistoryPanel
+from therapy_app.gui.therapist.login import LoginPage
+from therapy_app.gui.therapist.style import apply_style, set_role
+from therapy_app.storage import Patient, SessionRepository
+
+_LOGGER = logging.getLogger(__name__)
+
+IDLE_LOCK_MS = 10 * 60 * 1000
+"""Without a click or a key for this long the area locks itself: a patient sitting
+down at a computer the therapist left open must not see everyone's results."""
+_ACTIVITY_EVENTS = frozenset(
+    {QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel}
+)
+TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS = 0, 1, 2
+
+
+def avatar_icon(patient: Patient, size: int = 40) -> QIcon:
+    """A coloured disc with the patient's initials (same look as the patient screens)."""
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setBrush(QColor(patient.avatar_colour))
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.drawEllipse(0, 0, size, size)
+    font = QFont()
+    font.setPixelSize(int(size * 0.4))
+    font.setBold(True)
+    painter.setFont(font)
+    painter.setPen(QColor("white"))
+    painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, patient.initials)
+    painter.end()
+    return QIcon(pixmap)
+
+
+class _ActivityWatcher(QObject):
+    """Restarts the idle timer on any click, key or wheel anywhere in the application."""
+
+    def __init__(self, timer: QTimer, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._timer = timer
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() in _ACTIVITY_EVENTS and self._timer.isActive():
+            self._timer.start()
+        return False
+
+
+class TherapistArea(QWidget):
+    """Everything the therapist sees, shown only after the password.
+
+    Until :attr:`LoginPage.authenticated` nothing about any patient is read;
+    locking (button, idle timeout, :meth:`lock`) clears every table, chart
+    and detail so that nothing stays behind in memory or on screen.
+
+    Args:
+        repository: the data.
+        runner: the application's task runner; one is created (and owned)
+            when None, for standalone use.
+        parent: Qt parent.
+
+    Signals:
+        closed(): the therapist left the area (the shell shows the patient screens).
+        unlocked(str): the therapist logged in (username).
+        patients_loaded(int): the patient list is filled (count).
+    """
+
+    closed = Signal()
+    unlocked = Signal(str)
+    patients_loaded = Signal(int)
+
+    def __init__(
+        self,
+        repository: SessionRepository,
+        runner: TaskRunner | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._repository = repository
+        self._runner = runner if runner is not None else TaskRunner(parent=self)
+        self._username: str | None = None
+        self._patients: dict[int, Patient] = {}
+        apply_style(self)
+
+        self.login = LoginPage(repository, self._runner)
+        self.history = HistoryPanel(repository, self._runner)
+        self.detail = AttemptDetail(repository, self._runner, lambda: self._username or "")
+        self.progress = ProgressPanel(repository, self._runner)
+        self.exports = ExportPanel(repository, self._runner)
+
+        self.patient_list = QListWidget()
+        self.patient_list.setIconSize(QSize(36, 36))
+        self.patient_list.setSpacing(2)
+        self.patient_list.setMinimumWidth(190)
+        self.patient_list.setAccessibleName("Patients")
+        self.user_label = QLabel()
+        set_role(self.user_label, "muted")
+        self.lock_button = QPushButton("Verrouiller et quitter")
+        self.message = QLabel()
+        set_role(self.message, "error")
+        self.message.setWordWrap(True)
+        self.message.hide()
+
+        self.history_stack = QStackedWidget()
+        self.history_stack.addWidget(self.history)
+        self.history_stack.addWidget(self.detail)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.history_stack, "Historique")
+        self.tabs.addTab(self.progress, "Progrès")
+        self.tabs.addTab(self.exports, "Exports")
+        self.tabs.setEnabled(False)
+
+        title = QLabel("Espace orthophoniste")
+        set_role(title, "title")
+        header = QHBoxLayout()
+        header.addWidget(title)
+        header.addStretch(1)
+        header.addWidget(self.user_label)
+        header.addSpacing(12)
+        header.addWidget(self.lock_button)
+        patients_box = QWidget()
+        patients_layout = QVBoxLayout(patients_box)
+        patients_layout.setContentsMargins(0, 0, 0, 0)
+        patients_title = QLabel("Patients")
+        set_role(patients_title, "section")
+        patients_layout.addWidget(patients_title)
+        patients_layout.addWidget(self.patient_list)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(patients_box)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([210, 1000])
+        main = QWidget()
+        main_layout = QVBoxLayout(main)
+        main_layout.addLayout(header)
+        main_layout.addWidget(self.message)
+        main_layout.addWidget(splitter, 1)
+
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.login)
+        self.stack.addWidget(main)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.addWidget(self.stack)
+
+        self._idle = QTimer(self)
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(IDLE_LOCK_MS)
+        self._idle.timeout.connect(self._idle_timeout)
+        self._watcher = _ActivityWatcher(self._idle, self)
+
+        self.login.authenticated.connect(self._on_authenticated)
+        self.login.cancelled.connect(self.closed)
+        self.lock_button.clicked.connect(self.leave)
+        self.patient_list.currentItemChanged.connect(self._on_patient_changed)
+        self.history.attempt_activated.connect(self.open_attempt)
+        self.detail.back_requested.connect(self._show_history)
+        self.detail.transcript_saved.connect(self._on_transcript_saved)
+        for failed in (self.history.failed, self.progress.failed):
+            failed.connect(self._show_message)
+        self.login.refresh()
+
+    # -- state ------------------------------------------------------------------
+
+    @property
+    def is_unlocked(self) -> bool:
+        """True between a successful login and the next lock."""
+        return self._username is not None
+
+    @property
+    def username(self) -> str | None:
+        """The logged-in therapist."""
+        return self._username
+
+    @property
+    def runner(self) -> TaskRunner:
+        """The task runner the area uses."""
+        return self._runner
+
+    @property
+    def current_patient(self) -> Patient | None:
+        """The selected patient."""
+        item = self.patient_list.currentItem()
+        return self._patients.get(item.data(Qt.ItemDataRole.UserRole)) if item else None
+
+    def patient_names(self) -> list[str]:
+        """Names in the patient list, in order."""
+        return [self.patient_list.item(i).text() for i in range(self.patient_list.count())]
+
+    # -- login and lock ---------------------------------------------------------
+
+    def _on_authenticated(self, username: str) -> None:
+        self._username = username
+        self.user_label.setText(f"Connecté·e : {username}")
+        self.stack.setCurrentIndex(1)
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self._watcher)
+        self._idle.start()
+        self.unlocked.emit(username)
+        self._runner.submit(
+            self._repository.list_patients,
+            on_done=self._on_patients,
+            on_error=lambda exc: self._show_message(
+                exc.french() if hasattr(exc, "french") else "Lecture des patients impossible."
+            ),
+            pool="db",
+            group="therapist-patients",
+        )
+
+    def _on_patients(self, patients: list[Patient]) -> None:
+        if not self.is_unlocked:
+            return
+        self._patients = {p.id: p for p in patients}
+        self.patient_list.clear()
+        for patient in patients:
+            item = QListWidgetItem(avatar_icon(patient), patient.display_name)
+            item.setData(Qt.ItemDataRole.UserRole, patient.id)
+            self.patient_list.addItem(item)
+        if not patients:
+            self._show_message("Aucun patient pour l'instant.", "muted")
+        self.patients_loaded.emit(len(patients))
+        if patients:
+            self.patient_list.setCurrentRow(0)
+
+    def lock(self) -> None:
+        """Clear everything shown and go back to the password page."""
+        self.detail.clear()
+        self.history.clear()
+        self.progress.clear()
+        self.exports.set_patient(None)
+        self._runner.cancel_stale("therapist-patients")
+        self._runner.cancel_stale("therapist-export")
+        self.patient_list.clear()
+        self._patients = {}
+        self.tabs.setEnabled(False)
+        self.tabs.setCurrentIndex(TAB_HISTORY)
+        self.history_stack.setCurrentWidget(self.history)
+        self.message.hide()
+        if self._username is not None:
+            _LOGGER.info("therapist %r left the therapist area", self._username)
+        self._username = None
+        self.user_label.clear()
+        self._idle.stop()
+        app = QApplication.instance()
+        if app is not None:
+            app.removeEventFilter(self._watcher)
+        self.stack.setCurrentWidget(self.login)
+        self.login.refresh()
+
+    def leave(self) -> None:
+        """Lock and tell the shell to show the patient screens again."""
+        self.lock()
+        self.closed.emit()
+
+    def _idle_timeout(self) -> None:
+        _LOGGER.info("therapist area locked after %d min without activity", IDLE_LOCK_MS // 60000)
+        self.leave()
+
+    # -- navigation -------------------------------------------------------------
+
+    def select_patient(self, patient_id: int) -> None:
+        """Select a patient in the list (loads their history, charts and exports)."""
+        for row in range(self.patient_list.count()):
+            if self.patient_list.item(row).data(Qt.ItemDataRole.UserRole) == patient_id:
+                self.patient_list.setCurrentRow(row)
+                return
+        raise KeyError(f"no patient {patient_id} in the list")
+
+    def _on_patient_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
+        if current is None or not self.is_unlocked:
+            return
+        patient = self._patients[current.data(Qt.ItemDataRole.UserRole)]
+        self.message.hide()
+        self.tabs.setEnabled(True)
+        self.detail.clear()
+        self._show_history()
+        self.history.load_patient(patient.id)
+        self.progress.load_patient(patient.id)
+        self.exports.set_patient(patient)
+
+    def open_attempt(self, attempt_id: int) -> None:
+        """Show one attempt in the history tab."""
+        self.tabs.setCurrentIndex(TAB_HISTORY)
+        self.history_stack.setCurrentWidget(self.detail)
+        self.detail.show_attempt(attempt_id)
+
+    def _show_history(self) -> None:
+        self.detail.stop_playback()
+        self.history_stack.setCurrentWidget(self.history)
+
+    def _on_transcript_saved(self, _attempt_id: int, _field: str) -> None:
+        # Session means and charts depend on the transcript: refresh them.
+        self.history.reload()
+        self.progress.reload()
+
+    def _show_message(self, text: str, role: str = "error") -> None:
+        set_role(self.message, role)
+        self.message.setText(text)
+        self.message.setVisible(bool(text))

@@ -1,0 +1,465 @@
+"""One attempt in full: recording, transcripts, proposals, scores, and the audited correction."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from therapy_app.audio.player import Player
+from therapy_app.audio.wavio import read_wav
+from therapy_app.exports.labels import exercise_label
+from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist import formatting as fmt
+from therapy_app.gui.therapist.style import set_role
+from therapy_app.storage import Attempt, SessionRepository, TranscriptEdit
+
+_LOGGER = logging.getLogger(__name__)
+
+FIELD_LABELS = {"transcript": "transcription", "repetition_transcript": "répétition"}
+"""French names of the correctable transcript fields, for the edit history."""
+_PLAYBACK_POLL_MS = 200
+
+
+@dataclass(frozen=True)
+class AttemptView:
+    """Everything the detail screen shows, read in one database job.
+
+    Attributes:
+        attempt: the stored attempt (original record, edits, metrics).
+        edits: its audited corrections, oldest first.
+        recording: the recording file when it exists on disk.
+    """
+
+    attempt: Attempt
+    edits: list[TranscriptEdit]
+    recording: Path | None
+
+
+def load_attempt_view(repository: SessionRepository, attempt_id: int) -> AttemptView:
+    """Read an attempt, its edit history and its recording path (database worker)."""
+    attempt = repository.get_attempt(attempt_id)
+    path = repository.recording_path(attempt)
+    return AttemptView(
+        attempt,
+        repository.transcript_edits(attempt_id),
+        path if path is not None and path.is_file() else None,
+    )
+
+
+def edit_line(edit: TranscriptEdit) -> str:
+    """``14/03/2025 10:40 — claire — transcription : « a » → « b »``."""
+    return (
+        f"{fmt.short_datetime(edit.edited_at)} — {edit.editor} — "
+        f"{FIELD_LABELS.get(edit.field, edit.field)} : "
+        f"{fmt.quoted(edit.old_text)} → {fmt.quoted(edit.new_text)}"
+    )
+
+
+def _value_label(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _section(title: str) -> QLabel:
+    label = QLabel(title)
+    set_role(label, "section")
+    return label
+
+
+class TranscriptEditor(QWidget):
+    """An edit field for one transcript, with its original ASR text below."""
+
+    save_requested = Signal(str, str)  # (field, new text)
+
+    def __init__(self, field: str, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.field = field
+        self.title = QLabel(title)
+        self.edit = QLineEdit()
+        self.edit.setAccessibleName(title)
+        self.save_button = QPushButton("Enregistrer la correction")
+        set_role(self.save_button, "primary")
+        self.original = _value_label()
+        set_role(self.original, "muted")
+        row = QHBoxLayout()
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.save_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addLayout(row)
+        layout.addWidget(self.original)
+        self.save_button.clicked.connect(self._save)
+        self.edit.returnPressed.connect(self._save)
+
+    def show_texts(self, current: str, original: str, edited: bool) -> None:
+        """Fill the field with the text in force and say where it comes from."""
+        self.edit.setText(current)
+        if edited:
+            self.original.setText(
+                f"Corrigée. Texte d'origine (reconnaissance automatique) : {fmt.quoted(original)}"
+            )
+        else:
+            self.original.setText("Texte de la reconnaissance automatique, non corrigé.")
+
+    def _save(self) -> None:
+        self.save_requested.emit(self.field, self.edit.text())
+
+
+class AttemptDetail(QWidget):
+    """The detail screen of one attempt.
+
+    Args:
+        repository: the data.
+        runner: the application's task runner (queries and playback run on it).
+        editor_name: returns the logged-in therapist's username, recorded with edits.
+
+    Attributes:
+        player: plays recordings; tests replace it with a fake.
+
+    Signals:
+        attempt_loaded(int): the attempt is shown.
+        transcript_saved(int, str): an edit of (attempt id, field) was stored.
+        back_requested(): the therapist wants the history again.
+        message_shown(str): every French status or error message.
+    """
+
+    attempt_loaded = Signal(int)
+    transcript_saved = Signal(int, str)
+    back_requested = Signal()
+    message_shown = Signal(str)
+    playback_started = Signal(int)
+
+    def __init__(
+        self,
+        repository: SessionRepository,
+        runner: TaskRunner,
+        editor_name: Callable[[], str],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._repository = repository
+        self._runner = runner
+        self._editor_name = editor_name
+        self._view: AttemptView | None = None
+        self.player: Any = Player()
+        self._poll = QTimer(self)
+        self._poll.setInterval(_PLAYBACK_POLL_MS)
+        self._poll.timeout.connect(self._check_playback)
+
+        self.back_button = QPushButton("← Retour à l'historique")
+        self.title = QLabel("Essai")
+        set_role(self.title, "section")
+        self.title.setWordWrap(True)
+        self.play_button = QPushButton("▶ Écouter l'enregistrement")
+        set_role(self.play_button, "primary")
+        self.status = _value_label()
+
+        self.target = _value_label()
+        self.raw = _value_label()
+        self.correction = _value_label()
+        self.alternatives = _value_label()
+        self.chosen = _value_label()
+        self.repetition = _value_label()
+        texts = QFormLayout()
+        texts.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        texts.addRow("Cible :", self.target)
+        texts.addRow("Reconnaissance automatique :", self.raw)
+        texts.addRow("Correction proposée :", self.correction)
+        texts.addRow("Autres propositions :", self.alternatives)
+        texts.addRow("Phrase choisie :", self.chosen)
+        texts.addRow("Répétition :", self.repetition)
+
+        self.transcript_editor = TranscriptEditor("transcript", "Transcription de l'énoncé :")
+        self.repetition_editor = TranscriptEditor(
+            "repetition_transcript", "Transcription de la répétition :"
+        )
+
+        self.scores: dict[str, QLabel] = {}
+        scores = QFormLayout()
+        score_names = (
+            ("words", "Mots"),
+            ("function", "Mots grammaticaux"),
+            ("verbs", "Verbes"),
+            ("wpm", "Mots/min"),
+            ("accuracy", "Précision"),
+            ("wer", "Taux d'erreur de mots"),
+            ("target_score", "Score de la cible"),
+            ("success", "Réussite"),
+            ("cue", "Niveau d'indiçage"),
+            ("duration", "Durée"),
+            ("pauses", "Part de pauses"),
+        )
+        for key, label in score_names:
+            value = _value_label()
+            self.scores[key] = value
+            scores.addRow(label + " :", value)
+
+        # A label, not a list: long lines wrap instead of scrolling sideways.
+        self.edit_history = _value_label()
+        self.no_edit = QLabel("Aucune correction.")
+        set_role(self.no_edit, "muted")
+
+        left = QVBoxLayout()
+        left.setSpacing(10)
+        left.addLayout(texts)
+        left.addWidget(_rule())
+        left.addWidget(_section("Corriger la transcription"))
+        left.addWidget(self.transcript_editor)
+        left.addWidget(self.repetition_editor)
+        left.addWidget(_section("Historique des corrections"))
+        left.addWidget(self.no_edit)
+        left.addWidget(self.edit_history)
+        left.addStretch(1)
+        right = QVBoxLayout()
+        right.addWidget(_section("Scores"))
+        right.addLayout(scores)
+        right.addStretch(1)
+        score_box = QFrame()
+        score_box.setFrameShape(QFrame.Shape.StyledPanel)
+        score_box.setLayout(right)
+        content = QWidget()
+        body = QHBoxLayout(content)
+        body.setSpacing(16)
+        body.addLayout(left, 3)
+        body.addWidget(score_box, 1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
+
+        header = QHBoxLayout()
+        header.addWidget(self.back_button)
+        header.addSpacing(12)
+        header.addWidget(self.title, 1)
+        header.addWidget(self.play_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(header)
+        layout.addWidget(self.status)
+        layout.addWidget(scroll, 1)
+
+        self.back_button.clicked.connect(self._back)
+        self.play_button.clicked.connect(self.toggle_playback)
+        self.transcript_editor.save_requested.connect(self.save_transcript)
+        self.repetition_editor.save_requested.connect(self.save_transcript)
+
+    @property
+    def attempt(self) -> Attempt | None:
+        """The attempt on screen."""
+        return self._view.attempt if self._view is not None else None
+
+    # -- loading ----------------------------------------------------------------
+
+    def show_attempt(self, attempt_id: int) -> None:
+        """Load and show an attempt (database worker)."""
+        self.stop_playback()
+        self._show_status("")
+        self._runner.submit(
+            load_attempt_view,
+            self._repository,
+            attempt_id,
+            on_done=self._populate,
+            on_error=self._on_error,
+            pool="db",
+            group="therapist-attempt",
+        )
+
+    def clear(self) -> None:
+        """Forget the attempt (the area locks)."""
+        self.stop_playback()
+        self._runner.cancel_stale("therapist-attempt")
+        self._view = None
+        for label in (self.target, self.raw, self.correction, self.alternatives, self.chosen):
+            label.clear()
+        self.repetition.clear()
+        self.transcript_editor.edit.clear()
+        self.repetition_editor.edit.clear()
+        self.edit_history.clear()
+
+    def _populate(self, view: AttemptView) -> None:
+        self._view = view
+        attempt, record = view.attempt, view.attempt.record
+        self.title.setText(
+            f"Essai du {fmt.short_datetime(attempt.created_at)} — {exercise_label(record.kind)}"
+        )
+        self.target.setText(fmt.quoted(record.target_text))
+        self.raw.setText(fmt.quoted(record.raw_transcript))
+        self.correction.setText(fmt.quoted(record.correction_best))
+        self.alternatives.setText(
+            "\n".join(
+                f"{fmt.quoted(c.text)} (score {fmt.number(c.score, 2)})"
+                for c in record.correction_alternatives
+            )
+            or fmt.MISSING
+        )
+        self.chosen.setText(fmt.quoted(record.chosen_sentence))
+        self.repetition.setText(fmt.quoted(attempt.repetition_transcript))
+        self.transcript_editor.show_texts(
+            attempt.transcript, record.raw_transcript, attempt.edited_transcript is not None
+        )
+        has_repetition = record.repetition_transcript is not None
+        self.repetition_editor.setVisible(has_repetition)
+        if has_repetition:
+            self.repetition_editor.show_texts(
+                attempt.repetition_transcript or "",
+                record.repetition_transcript or "",
+                attempt.edited_repetition_transcript is not None,
+            )
+        metrics = attempt.metrics
+        values = {
+            "words": str(metrics.word_count),
+            "function": fmt.percent(metrics.function_word_ratio),
+            "verbs": str(metrics.verb_count),
+            "wpm": fmt.number(metrics.words_per_minute, 0),
+            "accuracy": fmt.percent(metrics.accuracy),
+            "wer": fmt.percent(metrics.wer),
+            "target_score": fmt.number(record.target_score, 2),
+            "success": fmt.yes_no(attempt.success),
+            "cue": fmt.MISSING if record.cue_level is None else str(record.cue_level),
+            "duration": fmt.MISSING
+            if record.duration_s is None
+            else f"{fmt.number(record.duration_s)}{fmt.NBSP}s",
+            "pauses": fmt.percent(record.pause_ratio),
+        }
+        for key, text in values.items():
+            self.scores[key].setText(text)
+        self.edit_history.setText("\n".join(edit_line(e) for e in reversed(view.edits)))
+        self.edit_history.setVisible(bool(view.edits))
+        self.no_edit.setVisible(not view.edits)
+        self.play_button.setEnabled(view.recording is not None)
+        if view.recording is None:
+            self.play_button.setToolTip("Pas d'enregistrement pour cet essai.")
+        self.attempt_loaded.emit(attempt.id)
+
+    # -- correction -------------------------------------------------------------
+
+    def save_transcript(self, field: str, text: str) -> None:
+        """Store the therapist's correction of a transcript (the original is kept)."""
+        if self._view is None:
+            return
+        attempt = self._view.attempt
+        current = attempt.transcript if field == "transcript" else attempt.repetition_transcript
+        new_text = " ".join(text.split())
+        if new_text == (current or ""):
+            self._show_status("Aucun changement à enregistrer.")
+            return
+        editor = self._editor_name()
+        attempt_id = attempt.id
+
+        def work() -> AttemptView:
+            self._repository.edit_transcript(attempt_id, field, new_text, editor)
+            return load_attempt_view(self._repository, attempt_id)
+
+        self._show_status("Enregistrement…")
+        self._runner.submit(
+            work,
+            on_done=lambda view: self._on_saved(view, field),
+            on_error=self._on_error,
+            pool="db",
+            group="therapist-attempt",
+        )
+
+    def _on_saved(self, view: AttemptView, field: str) -> None:
+        self._populate(view)
+        self._show_status("Correction enregistrée. Le texte d'origine est conservé.", "success")
+        self.transcript_saved.emit(view.attempt.id, field)
+
+    # -- playback ---------------------------------------------------------------
+
+    def toggle_playback(self) -> None:
+        """Play the recording, or stop it when it is playing."""
+        if self.player.is_playing:
+            self.stop_playback()
+            return
+        if self._view is None or self._view.recording is None:
+            return
+        path, attempt_id = self._view.recording, self._view.attempt.id
+        player = self.player
+
+        def play() -> None:
+            # Reading the file and opening the audio device can take a moment:
+            # never on the UI thread.
+            player.play(read_wav(path))
+
+        self.play_button.setEnabled(False)
+        self._show_status("")
+        self._runner.submit(
+            play,
+            on_done=lambda _result: self._on_playing(attempt_id),
+            on_error=self._on_play_error,
+            pool="db",
+            group="therapist-playback",
+        )
+
+    def _on_playing(self, attempt_id: int) -> None:
+        self.play_button.setEnabled(True)
+        self.play_button.setText("■ Arrêter")
+        self._poll.start()
+        self.playback_started.emit(attempt_id)
+
+    def _check_playback(self) -> None:
+        if not self.player.is_playing:
+            self._poll.stop()
+            self.play_button.setText("▶ Écouter l'enregistrement")
+
+    def stop_playback(self) -> None:
+        """Stop the recording if it plays."""
+        self._runner.cancel_stale("therapist-playback")
+        self._poll.stop()
+        try:
+            self.player.stop()
+        except Exception as exc:  # noqa: BLE001 - stopping must never fail the screen
+            _LOGGER.warning("stopping playback failed: %s", exc)
+        self.play_button.setText("▶ Écouter l'enregistrement")
+        self.play_button.setEnabled(self._view is not None and self._view.recording is not None)
+
+    def _on_play_error(self, exc: BaseException) -> None:
+        self.play_button.setEnabled(True)
+        self._on_error(exc)
+
+    # -- misc -------------------------------------------------------------------
+
+    def _back(self) -> None:
+        self.stop_playback()
+        self.back_requested.emit()
+
+    def _show_status(self, text: str, role: str = "muted") -> None:
+        set_role(self.status, role)
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
+        if text:
+            self.message_shown.emit(text)
+
+    def _on_error(self, exc: BaseException) -> None:
+        french = getattr(exc, "french", None)
+        if callable(french):
+            self._show_status(french(), "error")
+        else:
+            _LOGGER.error("attempt detail failed", exc_info=exc)
+            self._show_status("Une erreur inattendue s'est produite.", "error")
+
+
+def _rule() -> QFrame:
+    line = QFrame()
+    line.setFrameShape(QFrame.Shape.HLine)
+    line.setFrameShadow(QFrame.Shadow.Sunken)
+    return line

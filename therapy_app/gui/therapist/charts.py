@@ -1,0 +1,238 @@
+"""Progress charts (Qt Charts): MLU, function words, speech rate and repetition accuracy."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+from PySide6.QtCharts import QChart, QChartView, QDateTimeAxis, QLineSeries, QValueAxis
+from PySide6.QtCore import QDateTime, QLocale, QMargins, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from therapy_app.exports.labels import CHART_METRICS, EXERCISE_LABELS, ChartMetric
+from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.style import SERIES_COLOURS
+from therapy_app.storage import ProgressPoint, SessionRepository
+
+_LOGGER = logging.getLogger(__name__)
+
+ALL_EXERCISES = "Tous les exercices"
+
+
+def _msecs(point: ProgressPoint) -> float:
+    return point.started_at.timestamp() * 1000.0
+
+
+def _nice_ceiling(value: float) -> float:
+    """Smallest 1-2-5 step value >= ``value`` (an axis that ends on a round number)."""
+    if value <= 0:
+        return 1.0
+    step = 10 ** len(str(int(value)))
+    for candidate in (step / 10, step / 5, step / 2, step):
+        if candidate >= value:
+            return candidate
+    return step
+
+
+def build_chart(
+    metric: ChartMetric,
+    points: Sequence[ProgressPoint],
+    *,
+    colour: str = SERIES_COLOURS[0],
+    point_size: int = 11,
+) -> QChart:
+    """A line chart of one metric's session means over time.
+
+    Used on screen and, rendered through a ``QGraphicsScene``, in the PDF report.
+
+    Args:
+        metric: what is drawn (title, unit, whether it is a ratio).
+        points: session means, oldest first.
+        colour: line colour.
+        point_size: base font size of titles and labels.
+    """
+    chart = QChart()
+    chart.setAnimationOptions(QChart.AnimationOption.NoAnimation)
+    chart.setLocale(QLocale(QLocale.Language.French, QLocale.Country.France))
+    chart.setLocalizeNumbers(True)
+    chart.legend().hide()
+    chart.setMargins(QMargins(4, 4, 4, 4))
+    title_font = QFont()
+    title_font.setPointSize(point_size + 1)
+    title_font.setBold(True)
+    chart.setTitleFont(title_font)
+    suffix = "" if points else " — aucune donnée"
+    chart.setTitle(metric.title + suffix)
+
+    series = QLineSeries()
+    series.setName(metric.title)
+    pen = QPen(QColor(colour))
+    pen.setWidthF(2.5)
+    series.setPen(pen)
+    series.setPointsVisible(True)
+    scale = 100.0 if metric.percent else 1.0
+    for point in points:
+        series.append(_msecs(point), point.value * scale)
+    chart.addSeries(series)
+
+    label_font = QFont()
+    label_font.setPointSize(point_size - 1)
+    x_axis = QDateTimeAxis()
+    x_axis.setFormat("dd/MM")
+    x_axis.setLabelsFont(label_font)
+    if points:
+        first, last = points[0].started_at, points[-1].started_at
+    else:
+        first = last = datetime.now(UTC)
+    # A single session (or none) would make an empty range: pad by a day each side.
+    pad = max((last - first) * 0.05, timedelta(days=1))
+    x_axis.setRange(
+        QDateTime.fromMSecsSinceEpoch(int((first - pad).timestamp() * 1000)),
+        QDateTime.fromMSecsSinceEpoch(int((last + pad).timestamp() * 1000)),
+    )
+    x_axis.setTickCount(6)
+    y_axis = QValueAxis()
+    y_axis.setLabelsFont(label_font)
+    y_axis.setTitleText(metric.axis)
+    y_axis.setTitleFont(label_font)
+    if metric.percent:
+        y_axis.setRange(0.0, 100.0)
+        # Localized labels accept floating formats only ("%d" draws nothing).
+        y_axis.setLabelFormat("%.0f")
+    else:
+        top = _nice_ceiling(max((p.value for p in points), default=1.0) * 1.1)
+        y_axis.setRange(0.0, top)
+        # Six ticks over 0..top: whole numbers from top = 5 up.
+        y_axis.setLabelFormat("%.0f" if top >= 5 else "%.1f")
+    y_axis.setTickCount(6)
+    chart.addAxis(x_axis, Qt.AlignmentFlag.AlignBottom)
+    chart.addAxis(y_axis, Qt.AlignmentFlag.AlignLeft)
+    series.attachAxis(x_axis)
+    series.attachAxis(y_axis)
+    return chart
+
+
+def chart_point_count(view: QChartView) -> int:
+    """Points drawn in a chart view (its first series)."""
+    series = view.chart().series()
+    return series[0].count() if series else 0
+
+
+def load_series(
+    repository: SessionRepository, patient_id: int, exercise_kind: str | None
+) -> dict[str, list[ProgressPoint]]:
+    """Every chart's points for a patient (database worker)."""
+    return {
+        metric.name: repository.progress(patient_id, metric.name, exercise_kind)
+        for metric in CHART_METRICS
+    }
+
+
+class ProgressPanel(QWidget):
+    """Four progress charts with an exercise filter.
+
+    Signals:
+        charts_updated(int): the charts now show the patient id's data.
+        failed(str): French message of a failed query.
+    """
+
+    charts_updated = Signal(int)
+    failed = Signal(str)
+
+    def __init__(
+        self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._repository = repository
+        self._runner = runner
+        self._patient_id: int | None = None
+        self.series: dict[str, list[ProgressPoint]] = {}
+
+        self.exercise = QComboBox()
+        self.exercise.addItem(ALL_EXERCISES, None)
+        for kind, label in EXERCISE_LABELS.items():
+            self.exercise.addItem(label, kind)
+        self.exercise.setAccessibleName("Exercice")
+        self.views: dict[str, QChartView] = {}
+        grid = QGridLayout()
+        grid.setSpacing(8)
+        for i, metric in enumerate(CHART_METRICS):
+            view = QChartView(build_chart(metric, [], colour=SERIES_COLOURS[i]))
+            view.setRenderHint(QPainter.RenderHint.Antialiasing)
+            view.setMinimumSize(320, 220)
+            self.views[metric.name] = view
+            grid.addWidget(view, i // 2, i % 2)
+        note = QLabel("Une valeur par séance : la moyenne de ses essais.")
+        note.setProperty("role", "muted")
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Exercice :"))
+        top.addWidget(self.exercise)
+        top.addStretch(1)
+        top.addWidget(note)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addLayout(grid, 1)
+        self.exercise.currentIndexChanged.connect(lambda _i: self.reload())
+
+    @property
+    def exercise_kind(self) -> str | None:
+        """The selected exercise kind, None for all."""
+        return self.exercise.currentData()
+
+    def set_exercise_kind(self, kind: str | None) -> None:
+        """Select an exercise in the filter (reloads the charts)."""
+        self.exercise.setCurrentIndex(max(0, self.exercise.findData(kind)))
+
+    def load_patient(self, patient_id: int) -> None:
+        """Draw the charts of ``patient_id``."""
+        self._patient_id = patient_id
+        self.reload()
+
+    def clear(self) -> None:
+        """Forget the patient (the area locks)."""
+        self._patient_id = None
+        self._runner.cancel_stale("therapist-progress")
+        self._show({})
+
+    def reload(self) -> None:
+        """Re-read the series for the current patient and filter."""
+        if self._patient_id is None:
+            return
+        patient_id, kind = self._patient_id, self.exercise_kind
+        self._runner.submit(
+            load_series,
+            self._repository,
+            patient_id,
+            kind,
+            on_done=lambda series: self._on_series(patient_id, kind, series),
+            on_error=self._on_error,
+            pool="db",
+            group="therapist-progress",
+        )
+
+    def _on_series(
+        self, patient_id: int, kind: str | None, series: dict[str, list[ProgressPoint]]
+    ) -> None:
+        if patient_id != self._patient_id or kind != self.exercise_kind:
+            return
+        self._show(series)
+        self.charts_updated.emit(patient_id)
+
+    def _show(self, series: dict[str, list[ProgressPoint]]) -> None:
+        self.series = series
+        for i, metric in enumerate(CHART_METRICS):
+            view = self.views[metric.name]
+            old = view.chart()
+            view.setChart(
+                build_chart(metric, series.get(metric.name, []), colour=SERIES_COLOURS[i])
+            )
+            # setChart does not take ownership of the old chart away from us.
+            old.deleteLater()
+
+    def _on_error(self, exc: BaseException) -> None:
+        _LOGGER.error("progress query failed", exc_info=exc)
+        french = getattr(exc, "french", None)
+        self.failed.emit(french() if callable(french) else "Lecture des progrès impossible.")

@@ -1,0 +1,331 @@
+"""The exports tab: attempts CSV, CHAT transcripts and the PDF report of the selected patient."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QDate, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDateEdit,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from therapy_app.exports import build_report_data, export_attempts_csv, export_patient_chat
+from therapy_app.exports.labels import EXERCISE_LABELS
+from therapy_app.exports.report_data import ReportData
+from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.charts import ALL_EXERCISES
+from therapy_app.gui.therapist.report_pdf import write_report_pdf
+from therapy_app.gui.therapist.style import set_role
+from therapy_app.storage import Patient, SessionRepository
+
+_LOGGER = logging.getLogger(__name__)
+
+DEFAULT_PERIOD_DAYS = 90
+
+
+def file_slug(name: str) -> str:
+    """A patient name made safe for a file name ("Jeanne Dupont" -> "Jeanne_Dupont")."""
+    slug = re.sub(r"[^\w-]+", "_", name.strip(), flags=re.UNICODE).strip("_")
+    return slug or "patient"
+
+
+def _to_date(value: QDate) -> date:
+    return date(value.year(), value.month(), value.day())
+
+
+def _help(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    set_role(label, "muted")
+    return label
+
+
+class ExportPanel(QWidget):
+    """Buttons that write the selected patient's data to files chosen by the therapist.
+
+    The ``export_*`` methods take the destination directly (tests and scripts);
+    the buttons ask for it with a file dialog first.
+
+    Signals:
+        export_finished(str, str): (kind "csv" | "chat" | "pdf", written path).
+        export_failed(str): French message.
+    """
+
+    export_finished = Signal(str, str)
+    export_failed = Signal(str)
+
+    def __init__(
+        self,
+        repository: SessionRepository,
+        runner: TaskRunner,
+        *,
+        today: Callable[[], date] = date.today,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._repository = repository
+        self._runner = runner
+        self._today = today
+        self._patient: Patient | None = None
+
+        self.patient_label = QLabel()
+        set_role(self.patient_label, "section")
+
+        self.csv_button = QPushButton("Exporter les essais (CSV)…")
+        self.csv_everyone = QCheckBox("Inclure tous les patients")
+        csv_box = QGroupBox("Tableau des essais")
+        csv_layout = QVBoxLayout(csv_box)
+        csv_layout.addWidget(
+            _help(
+                "Un essai par ligne, avec les transcriptions et les scores. "
+                "S'ouvre directement dans Excel ou LibreOffice (séparateur « ; »)."
+            )
+        )
+        row = QHBoxLayout()
+        row.addWidget(self.csv_button)
+        row.addWidget(self.csv_everyone)
+        row.addStretch(1)
+        csv_layout.addLayout(row)
+
+        self.chat_button = QPushButton("Exporter les transcriptions CHAT…")
+        self.chat_media = QCheckBox("Joindre les enregistrements")
+        self.chat_media.setChecked(True)
+        chat_box = QGroupBox("Transcriptions CHAT (CLAN)")
+        chat_layout = QVBoxLayout(chat_box)
+        chat_layout.addWidget(
+            _help(
+                "Un fichier .cha par séance, anonymisé (locuteur PAR), à ouvrir dans CLAN. "
+                "Avec les enregistrements, chaque énoncé est relié à son extrait sonore."
+            )
+        )
+        row = QHBoxLayout()
+        row.addWidget(self.chat_button)
+        row.addWidget(self.chat_media)
+        row.addStretch(1)
+        chat_layout.addLayout(row)
+
+        self.start_date = QDateEdit()
+        self.end_date = QDateEdit()
+        for editor in (self.start_date, self.end_date):
+            editor.setCalendarPopup(True)
+            editor.setDisplayFormat("dd/MM/yyyy")
+        self.report_exercise = QComboBox()
+        self.report_exercise.addItem(ALL_EXERCISES, None)
+        for kind, label in EXERCISE_LABELS.items():
+            self.report_exercise.addItem(label, kind)
+        self.pdf_button = QPushButton("Créer le rapport PDF…")
+        pdf_box = QGroupBox("Rapport PDF")
+        pdf_layout = QVBoxLayout(pdf_box)
+        pdf_layout.addWidget(
+            _help("Résumé, tableau des séances et graphiques de progrès pour la période choisie.")
+        )
+        grid = QGridLayout()
+        grid.addWidget(QLabel("Du :"), 0, 0)
+        grid.addWidget(self.start_date, 0, 1)
+        grid.addWidget(QLabel("Au :"), 0, 2)
+        grid.addWidget(self.end_date, 0, 3)
+        grid.addWidget(QLabel("Graphiques :"), 1, 0)
+        grid.addWidget(self.report_exercise, 1, 1, 1, 3)
+        grid.setColumnStretch(4, 1)
+        pdf_layout.addLayout(grid)
+        row = QHBoxLayout()
+        row.addWidget(self.pdf_button)
+        row.addStretch(1)
+        pdf_layout.addLayout(row)
+
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.patient_label)
+        layout.addWidget(csv_box)
+        layout.addWidget(chat_box)
+        layout.addWidget(pdf_box)
+        layout.addWidget(self.status)
+        layout.addStretch(1)
+
+        self.csv_button.clicked.connect(self._choose_csv)
+        self.chat_button.clicked.connect(self._choose_chat)
+        self.pdf_button.clicked.connect(self._choose_pdf)
+        self.set_period(self._today() - timedelta(days=DEFAULT_PERIOD_DAYS), self._today())
+        self.set_patient(None)
+
+    # -- state ------------------------------------------------------------------
+
+    def set_patient(self, patient: Patient | None) -> None:
+        """Export this patient's data (None disables the buttons)."""
+        self._patient = patient
+        self.patient_label.setText(
+            f"Exports pour {patient.display_name}" if patient else "Choisissez un patient."
+        )
+        for button in (self.csv_button, self.chat_button, self.pdf_button):
+            button.setEnabled(patient is not None)
+        self._show_status("")
+
+    def set_period(self, start: date, end: date) -> None:
+        """Set the report's date range."""
+        self.start_date.setDate(QDate(start.year, start.month, start.day))
+        self.end_date.setDate(QDate(end.year, end.month, end.day))
+
+    @property
+    def period(self) -> tuple[date, date]:
+        """The report's first and last day."""
+        return _to_date(self.start_date.date()), _to_date(self.end_date.date())
+
+    def _show_status(self, text: str, role: str = "muted") -> None:
+        set_role(self.status, role)
+        self.status.setText(text)
+
+    # -- dialogs ----------------------------------------------------------------
+
+    def _suggested(self, suffix: str) -> str:
+        name = file_slug(self._patient.display_name) if self._patient else "patient"
+        return str(Path.home() / f"{name}{suffix}")
+
+    def _choose_csv(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Exporter les essais", self._suggested("_essais.csv"), "CSV (*.csv)"
+        )
+        if path:
+            self.export_csv(Path(path))
+
+    def _choose_chat(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "Dossier des transcriptions CHAT", str(Path.home())
+        )
+        if folder and self._patient is not None:
+            self.export_chat(Path(folder) / f"{file_slug(self._patient.display_name)}_CHAT")
+
+    def _choose_pdf(self) -> None:
+        start, end = self.period
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Enregistrer le rapport",
+            self._suggested(f"_rapport_{start:%Y%m%d}-{end:%Y%m%d}.pdf"),
+            "PDF (*.pdf)",
+        )
+        if path:
+            self.export_pdf(Path(path))
+
+    # -- exports ----------------------------------------------------------------
+
+    def export_csv(self, path: Path) -> None:
+        """Write the attempts CSV (this patient's, or everyone's when ticked)."""
+        if self._patient is None:
+            return
+        patient_id = None if self.csv_everyone.isChecked() else self._patient.id
+        self._start(
+            "csv",
+            export_attempts_csv,
+            self._repository,
+            path,
+            patient_id,
+            done=lambda count: f"{count} essai(s) exporté(s) dans {path}.",
+            path=path,
+        )
+
+    def export_chat(self, folder: Path) -> None:
+        """Write one ``.cha`` file per session into ``folder``."""
+        if self._patient is None:
+            return
+        self._start(
+            "chat",
+            export_patient_chat,
+            self._repository,
+            self._patient.id,
+            folder,
+            with_media=self.chat_media.isChecked(),
+            done=lambda paths: f"{len(paths)} transcription(s) CHAT écrite(s) dans {folder}.",
+            path=folder,
+        )
+
+    def export_pdf(self, path: Path) -> None:
+        """Gather the period's data (database worker), then draw the PDF (GUI thread)."""
+        if self._patient is None:
+            return
+        start, end = self.period
+        if end < start:
+            self._show_status("La date de fin est avant la date de début.", "error")
+            self.export_failed.emit("La date de fin est avant la date de début.")
+            return
+        kind = self.report_exercise.currentData()
+        self._busy(True)
+        self._show_status("Préparation du rapport…")
+        self._runner.submit(
+            build_report_data,
+            self._repository,
+            self._patient.id,
+            start,
+            end,
+            exercise_kind=kind,
+            on_done=lambda data: self._draw_pdf(data, path),
+            on_error=self._on_error,
+            pool="db",
+            group="therapist-export",
+        )
+
+    def _draw_pdf(self, data: ReportData, path: Path) -> None:
+        # Qt Charts are graphics widgets: they are built and painted on this thread.
+        try:
+            pages = write_report_pdf(data, path)
+        except Exception as exc:  # noqa: BLE001 - reported to the therapist, then logged
+            self._on_error(exc)
+            return
+        self._finish("pdf", path, f"Rapport de {pages} page(s) enregistré dans {path}.")
+
+    def _start(
+        self,
+        kind: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        done: Callable[[Any], str],
+        path: Path,
+        **kwargs: Any,
+    ) -> None:
+        self._busy(True)
+        self._show_status("Export en cours…")
+        self._runner.submit(
+            fn,
+            *args,
+            **kwargs,
+            on_done=lambda result: self._finish(kind, path, done(result)),
+            on_error=self._on_error,
+            pool="db",
+            group="therapist-export",
+        )
+
+    def _finish(self, kind: str, path: Path, message: str) -> None:
+        self._busy(False)
+        self._show_status(message, "success")
+        self.export_finished.emit(kind, str(path))
+
+    def _busy(self, busy: bool) -> None:
+        for button in (self.csv_button, self.chat_button, self.pdf_button):
+            button.setEnabled(not busy and self._patient is not None)
+
+    def _on_error(self, exc: BaseException) -> None:
+        self._busy(False)
+        french = getattr(exc, "french", None)
+        if callable(french):
+            message = french()
+        elif isinstance(exc, OSError):
+            message = f"Impossible d'écrire le fichier : {exc.strerror or exc}."
+        else:
+            _LOGGER.error("export failed", exc_info=exc)
+            message = "L'export a échoué à cause d'une erreur inattendue."
+        self._show_status(message, "error")
+        self.export_failed.emit(message)
