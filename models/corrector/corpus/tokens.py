@@ -141,6 +141,9 @@ def base_form(token: Token) -> str:
 
 
 def _starts_with_vowel_sound(word: str, lemma: str) -> bool:
+    if word == "euh":
+        # A hesitation is a pause: nobody says (or transcribes) "j'euh".
+        return False
     if _VOWEL_RE.match(word):
         return True
     if word.startswith("h"):
