@@ -29,7 +29,10 @@ def test_result_is_delivered_on_the_main_thread(qtbot, runner):
 
     with qtbot.waitSignal(runner.finished, timeout=5000):
         runner.submit(
-            work, 2, 3, on_done=lambda r: seen.append((r[0], r[1] and threading.get_ident() == main))
+            work,
+            2,
+            3,
+            on_done=lambda r: seen.append((r[0], r[1] and threading.get_ident() == main)),
         )
     assert seen == [(5, True)]
 

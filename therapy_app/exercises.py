@@ -1,4 +1,4 @@
-"""Exercise content: graded repetition sentences and sentence-completion items, loaded and validated."""
+"""Exercise content: graded repetition sentences and sentence-completion items, validated."""
 
 from __future__ import annotations
 
@@ -158,9 +158,7 @@ def parse_repetition(data: dict[str, Any], path: Path) -> tuple[RepetitionLevel,
         for sentence in level.sentences:
             count = display_word_count(sentence)
             if not level.min_words <= count <= level.max_words:
-                raise _content_error(
-                    path, f"level {level.level}: {sentence!r} has {count} words"
-                )
+                raise _content_error(path, f"level {level.level}: {sentence!r} has {count} words")
             if sentence.lower() in seen:
                 raise _content_error(path, f"duplicate sentence {sentence!r}")
             seen.add(sentence.lower())

@@ -1,0 +1,89 @@
+"""Practice test helpers: real engines, committed speech via FileAudioSource, no speaker."""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from therapy_app import paths
+from therapy_app.audio.clip import AudioClip
+from therapy_app.audio.recorder import FileAudioSource, Recorder
+from therapy_app.audio.wavio import read_wav
+from therapy_app.practice.services import LOAD_STEPS, SilentPlayer, SpeechServices, assemble
+
+SPEECH_DIR = Path(__file__).resolve().parent / "data" / "speech"
+# Silence after each clip, as if the microphone stayed open after the patient
+# stopped: longer than the end-of-speech delay (1.8 s), so the real detector ends
+# the recording, as it would in the app.
+TRAILING_SILENCE_S = 2.5
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def require_models() -> None:
+    """Skip, with the reason, when the built models are not there."""
+    needed = [
+        paths.build_models_dir() / name / "model.json" for name in ("whisper-base", "silero-vad")
+    ]
+    missing = [str(p.parent) for p in needed if not p.is_file()]
+    if missing:
+        pytest.skip(f"models not built ({', '.join(missing)}): run `python -m models.build`")
+
+
+class SpokenClips:
+    """The "patient": each new recording plays the next queued WAV into the recorder.
+
+    Used as the services' recorder factory: the real :class:`Recorder`, with
+    its real end-of-speech detection, reads a :class:`FileAudioSource`.
+    """
+
+    def __init__(self) -> None:
+        self._queue: deque[str | AudioClip] = deque()
+        self.used: list[str] = []
+
+    def say(self, *names: str) -> None:
+        """Queue the committed recordings ``names`` (e.g. "word_04.wav")."""
+        self._queue.extend(names)
+
+    def say_clip(self, clip: AudioClip) -> None:
+        """Queue a clip (e.g. the real voice saying a sentence only known at run time)."""
+        self._queue.append(clip)
+
+    @property
+    def pending(self) -> int:
+        """Recordings queued and not yet used."""
+        return len(self._queue)
+
+    def __call__(self) -> Recorder:
+        if not self._queue:
+            raise AssertionError("the app started a recording nobody queued speech for")
+        item = self._queue.popleft()
+        if isinstance(item, AudioClip):
+            self.used.append("<clip>")
+            clip = item
+        else:
+            self.used.append(item)
+            clip = read_wav(SPEECH_DIR / item)
+        return Recorder(FileAudioSource(clip, trailing_silence_s=TRAILING_SILENCE_S))
+
+
+_ENGINES: dict[str, object] = {}
+
+
+def shared_engines() -> dict[str, object]:
+    """Every real engine (the corrector if installed), loaded once per test process.
+
+    Skips the calling test when the models are not built.
+    """
+    require_models()
+    if not _ENGINES:
+        _ENGINES.update({step.key: step.load() for step in LOAD_STEPS})
+    return _ENGINES
+
+
+def make_services(spoken: SpokenClips, player: SilentPlayer) -> SpeechServices:
+    """Real models, speech from committed WAVs (``spoken``), no speaker."""
+    return assemble(dict(shared_engines()), recorder_factory=spoken, player=player)

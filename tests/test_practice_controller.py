@@ -1,0 +1,181 @@
+"""The practice controller without Qt: real models, committed speech, attempts in SQLite."""
+
+from __future__ import annotations
+
+import pytest
+from practice_fixtures import SpokenClips, make_services
+
+from therapy_app.practice.controller import PracticeController
+from therapy_app.practice.events import (
+    AttemptSaved,
+    Corrected,
+    CueGiven,
+    ErrorOccurred,
+    ExerciseKind,
+    Feedback,
+    Heard,
+    ItemPresented,
+    State,
+    StateChanged,
+)
+from therapy_app.practice.scheduling import InlineScheduler
+from therapy_app.practice.services import SilentPlayer, SpeechServices
+from therapy_app.storage import SessionRepository
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def spoken() -> SpokenClips:
+    return SpokenClips()
+
+
+@pytest.fixture
+def silent_player() -> SilentPlayer:
+    return SilentPlayer()
+
+
+@pytest.fixture
+def services(spoken: SpokenClips, silent_player: SilentPlayer) -> SpeechServices:
+    return make_services(spoken, silent_player)
+
+
+@pytest.fixture
+def repository():
+    repo = SessionRepository()
+    yield repo
+    repo.close()
+
+
+def _controller(kind, services, repository, events):
+    patient = repository.create_patient("Jeanne Martin")
+    controller = PracticeController(kind, services, repository, patient.id, InlineScheduler())
+    controller.subscribe(events.append)
+    return controller
+
+
+def _states(events):
+    return [e.state for e in events if isinstance(e, StateChanged)]
+
+
+def test_repetition_failure_gives_a_cue_then_success_is_stored(
+    services: SpeechServices, spoken: SpokenClips, repository, silent_player: SilentPlayer
+):
+    events: list = []
+    controller = _controller(ExerciseKind.REPETITION, services, repository, events)
+    controller.begin()
+    first = next(e for e in events if isinstance(e, ItemPresented))
+    assert first.prompt == "Bonjour." and first.level == 1
+    assert controller.state is State.AWAITING_REPETITION
+    normal = silent_player.played[-1]
+
+    spoken.say("word_01.wav")  # "pomme": wrong
+    controller.toggle_recording()
+    feedback = [e for e in events if isinstance(e, Feedback)]
+    assert feedback[-1].success is False and not feedback[-1].item_finished
+    cue = next(e for e in events if isinstance(e, CueGiven)).cue
+    assert cue.level == 1 and "lentement" in cue.message
+    assert silent_player.played[-1].duration > normal.duration  # said again, slower
+    assert controller.state is State.AWAITING_REPETITION
+
+    spoken.say("word_04.wav")  # "bonjour"
+    controller.toggle_recording()
+    feedback = [e for e in events if isinstance(e, Feedback)]
+    assert feedback[-1].success is True and feedback[-1].item_finished
+    assert feedback[-1].message in ("Très bien !", "Bravo ! C'est parfait.")
+    assert controller.state is State.FEEDBACK
+    assert [State.RECORDING, State.RECOGNISING, State.SCORING, State.FEEDBACK] == [
+        s
+        for s in _states(events)
+        if s in (State.RECORDING, State.RECOGNISING, State.SCORING, State.FEEDBACK)
+    ][-4:]
+
+    saved = [e for e in events if isinstance(e, AttemptSaved)]
+    assert len(saved) == 2
+    stored = repository.list_attempts(session_id=controller.session_id)
+    assert [a.success for a in stored] == [False, True]
+    assert [a.record.cue_level for a in stored] == [0, 1]
+    second = stored[1].record
+    assert second.target_text == "Bonjour."
+    assert "onjour" in second.raw_transcript
+    assert second.token_logprobs and second.target_logprob is not None
+    assert second.model_versions.get("whisper-base") and second.provider
+    assert second.pause_ratio is not None and second.duration_s > 0
+    assert repository.verify_recording(stored[1])
+
+    controller.confirm()  # Enter: next sentence
+    assert [e for e in events if isinstance(e, ItemPresented)][-1].index == 1
+    controller.end()
+    assert repository.get_session(controller.session_id).ended_at is not None
+
+
+def test_free_speech_loop_stores_utterance_choice_and_repetition(
+    services: SpeechServices, spoken: SpokenClips, repository
+):
+    events: list = []
+    controller = _controller(ExerciseKind.FREE_SPEECH, services, repository, events)
+    controller.begin()
+    assert controller.state is State.IDLE
+
+    spoken.say("telegraphic_02.wav")  # "femme manger pomme"
+    controller.toggle_recording()
+    heard = next(e for e in events if isinstance(e, Heard))
+    assert "pomme" in heard.text.lower() and not heard.is_repetition
+    corrected = next(e for e in events if isinstance(e, Corrected))
+    assert 1 <= len(corrected.proposals) <= 3
+    assert corrected.corrected is (services.corrector is not None)
+    assert controller.state is State.REVIEWING
+
+    assert controller.confirm()  # Enter: the first proposal
+    chosen = corrected.proposals[0].text
+    assert controller.state is State.AWAITING_REPETITION
+    # The patient repeats the chosen sentence: the real voice says it.
+    spoken.say_clip(services.synthesizer.synthesize(chosen))
+    controller.toggle_recording()
+    feedback = [e for e in events if isinstance(e, Feedback)][-1]
+    assert feedback.success and feedback.item_finished
+    assert not [e for e in events if isinstance(e, ErrorOccurred)]
+
+    stored = repository.list_attempts(session_id=controller.session_id)
+    assert len(stored) == 1
+    record = stored[0].record
+    assert record.kind == "free_speech"
+    assert record.chosen_sentence == chosen
+    assert "pomme" in record.raw_transcript.lower()
+    assert record.repetition_transcript
+    assert record.success is True
+    assert record.timings is not None and record.timings.asr_s > 0
+    assert stored[0].metrics.word_count >= 3
+
+
+def test_completion_item_is_scored_against_its_answer(
+    services: SpeechServices, spoken: SpokenClips, repository
+):
+    events: list = []
+    controller = _controller(ExerciseKind.COMPLETION, services, repository, events)
+    controller.begin()
+    index = next(i for i, item in enumerate(controller._items) if item.target == "bonjour")
+    controller.present(index)
+    presented = [e for e in events if isinstance(e, ItemPresented)][-1]
+    assert "…" in presented.prompt and presented.target == "bonjour"
+
+    spoken.say("word_04.wav")
+    controller.toggle_recording()
+    feedback = [e for e in events if isinstance(e, Feedback)][-1]
+    assert feedback.success
+    stored = repository.list_attempts(session_id=controller.session_id)
+    assert stored[-1].record.kind == "completion" and stored[-1].record.success
+
+
+def test_silence_is_not_an_attempt(services: SpeechServices, spoken: SpokenClips, repository):
+    import numpy as np
+
+    from therapy_app.audio.clip import AudioClip
+
+    events: list = []
+    controller = _controller(ExerciseKind.FREE_SPEECH, services, repository, events)
+    controller.begin()
+    spoken.say_clip(AudioClip(np.zeros(16000, np.float32)))
+    controller.toggle_recording()
+    assert controller.state is State.IDLE
+    assert not repository.list_attempts(session_id=controller.session_id)

@@ -1,0 +1,63 @@
+"""Scoring rule, stars and the cueing hierarchy (pure functions, no model)."""
+
+from __future__ import annotations
+
+from therapy_app.exercises import CompletionItem
+from therapy_app.practice.cues import completion_cue, first_sounds, repetition_cue
+from therapy_app.practice.items import closest_in_length
+from therapy_app.practice.scoring import as_candidate, best_wer, decide, stars_for
+
+
+def test_words_alone_decide_a_clear_success():
+    assert decide(0.2, None, None) == (True, False)
+    assert decide(0.5, None, None) == (False, False)
+
+
+def test_sound_needs_rank_margin_and_closeness_to_the_transcript():
+    assert decide(1.0, 1.5, -0.5) == (False, True)
+    assert decide(1.0, 0.8, -0.5) == (False, False)  # distractor too close
+    assert decide(1.0, 3.0, -2.0) == (False, False)  # the patient said something else
+
+
+def test_best_wer_takes_the_closest_accepted_form_and_answers_within_sentences():
+    wer, form = best_wer("un café", ["café", "un café"])
+    assert (wer, form) == (0.0, "un café")
+    assert best_wer("c'est une pomme", ["pomme"], allow_within=True) == (0.0, "pomme")
+    assert best_wer("c'est une pomme", ["pomme"])[0] > 0.25
+    assert best_wer("", ["pomme"])[0] is None
+
+
+def test_stars():
+    assert stars_for(True, 0.0, None, cue_level=0) == 3
+    assert stars_for(True, 0.0, None, cue_level=2) == 2
+    assert stars_for(False, 0.5, None, cue_level=0) == 1
+    assert stars_for(False, None, None, cue_level=0) == 0
+
+
+def test_candidates_are_written_like_speech_transcripts():
+    assert as_candidate("pomme") == "Pomme."
+    assert as_candidate("Il pleut !") == "Il pleut !"
+
+
+def test_repetition_cues_get_stronger():
+    sentence = "J'ai mal à la tête."
+    levels = [repetition_cue(sentence, level) for level in range(4)]
+    assert [c.level for c in levels] == [0, 1, 2, 3]
+    assert levels[1].rate_wpm < levels[0].rate_wpm
+    assert levels[2].pause_ms > 0 and "·" in levels[2].display
+    assert levels[3].spoken == "J'ai" and "J'ai" in levels[3].message
+
+
+def test_completion_cues_end_with_the_answer():
+    item = CompletionItem("pomme", "C'est une …", "pomme")
+    assert first_sounds("pomme") == "po"
+    assert first_sounds("clé") == "c"
+    assert "po…" in completion_cue(item, 2).display
+    assert completion_cue(item, 3).spoken == "pomme"
+
+
+def test_distractors_have_similar_length_and_exclude_the_target():
+    pool = ["Bonjour.", "Il pleut.", "Je vais à la pharmacie.", "Merci beaucoup."]
+    chosen = closest_in_length("Bonsoir.", pool, 2)
+    assert chosen == ["Bonjour.", "Il pleut."]
+    assert "Bonjour." not in closest_in_length("Bonjour.", pool)

@@ -1,0 +1,110 @@
+"""Turns a finished try into the storage's AttemptRecord (everything a therapist may review)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from therapy_app.practice.events import ExerciseKind
+from therapy_app.practice.scoring import ScoreResult
+from therapy_app.practice.steps import Analysis, CorrectionResult
+from therapy_app.storage.records import AttemptRecord, Candidate, StepTimings
+
+
+@dataclass(frozen=True)
+class TryOutcome:
+    """One scored try, before it is stored.
+
+    Attributes:
+        kind: the exercise.
+        analysis: the recording that was scored (the patient's answer or repetition).
+        score: the verdict.
+        target: what was expected (the chosen sentence in free speech).
+        cue_level: help given before the try.
+        tts_s: seconds spent synthesising the last prompt.
+    """
+
+    kind: ExerciseKind
+    analysis: Analysis
+    score: ScoreResult
+    target: str
+    cue_level: int
+    tts_s: float | None
+
+
+def _transcript_fields(analysis: Analysis) -> dict[str, object]:
+    transcript = analysis.transcript
+    return {
+        "raw_transcript": transcript.text,
+        "duration_s": analysis.clip.duration,
+        "token_logprobs": list(transcript.token_logprobs),
+        "avg_logprob": transcript.avg_logprob,
+        "pause_ratio": analysis.pause_ratio,
+    }
+
+
+def item_record(
+    session_id: int,
+    outcome: TryOutcome,
+    provider: str,
+    model_versions: dict[str, str],
+) -> AttemptRecord:
+    """Record of a repetition or completion try (its recording is the answer).
+
+    ``target_score`` is the mean log-probability per token of the best
+    accepted form (higher is better); ``target_logprob`` its total.
+    """
+    score = outcome.score
+    return AttemptRecord(
+        session_id=session_id,
+        kind=outcome.kind.value,  # type: ignore[arg-type]
+        target_text=outcome.target,
+        target_score=score.target_per_token,
+        target_logprob=score.target_logprob,
+        success=score.success,
+        cue_level=outcome.cue_level,
+        timings=StepTimings(asr_s=outcome.analysis.asr_s, tts_s=outcome.tts_s),
+        provider=provider,
+        model_versions=dict(model_versions),
+        **_transcript_fields(outcome.analysis),  # type: ignore[arg-type]
+    )
+
+
+def free_speech_record(
+    session_id: int,
+    utterance: Analysis,
+    correction: CorrectionResult,
+    chosen: str,
+    outcome: TryOutcome | None,
+    provider: str,
+    model_versions: dict[str, str],
+) -> AttemptRecord:
+    """Record of one free-speech cycle; its recording is the spontaneous utterance.
+
+    The utterance is what the language metrics (words, function words, rate)
+    describe; the repetition's transcript and score are stored beside it.
+    ``outcome`` is None when the patient moved on before repeating.
+    """
+    best = correction.correction.best if correction.correction is not None else None
+    score = outcome.score if outcome is not None else None
+    return AttemptRecord(
+        session_id=session_id,
+        kind=ExerciseKind.FREE_SPEECH.value,
+        correction_best=best,
+        correction_alternatives=[Candidate(p.text, p.score) for p in correction.proposals]
+        if correction.correction is not None
+        else [],
+        chosen_sentence=chosen,
+        repetition_transcript=outcome.analysis.transcript.text if outcome else None,
+        target_score=score.target_per_token if score else None,
+        target_logprob=score.target_logprob if score else None,
+        success=score.success if score else None,
+        cue_level=outcome.cue_level if outcome else None,
+        timings=StepTimings(
+            asr_s=utterance.asr_s,
+            correct_s=correction.seconds if correction.correction is not None else None,
+            tts_s=outcome.tts_s if outcome else None,
+        ),
+        provider=provider,
+        model_versions=dict(model_versions),
+        **_transcript_fields(utterance),  # type: ignore[arg-type]
+    )

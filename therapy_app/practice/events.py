@@ -1,0 +1,232 @@
+"""States of a practice session and the events the controller reports to its observers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from therapy_app.correction.diff import DiffOp
+from therapy_app.errors import TherapyAppError
+
+
+class ExerciseKind(StrEnum):
+    """The three exercises (values are the storage's exercise kinds)."""
+
+    FREE_SPEECH = "free_speech"
+    REPETITION = "repetition"
+    COMPLETION = "completion"
+
+
+class State(StrEnum):
+    """Where the practice loop stands.
+
+    Free speech: IDLE → RECORDING → RECOGNISING → CORRECTING → REVIEWING (pick
+    a sentence) → SPEAKING → AWAITING_REPETITION → RECORDING → RECOGNISING →
+    SCORING → FEEDBACK. Repetition and completion start at SPEAKING (the
+    model sentence or the cue) and skip correction.
+    """
+
+    IDLE = "idle"
+    RECORDING = "recording"
+    RECOGNISING = "recognising"
+    CORRECTING = "correcting"
+    REVIEWING = "reviewing"
+    SPEAKING = "speaking"
+    AWAITING_REPETITION = "awaiting_repetition"
+    SCORING = "scoring"
+    FEEDBACK = "feedback"
+
+    @property
+    def busy(self) -> bool:
+        """True while the engines work and the patient only waits."""
+        return self in (State.RECOGNISING, State.CORRECTING, State.SCORING)
+
+
+@dataclass(frozen=True)
+class StateChanged:
+    """The loop moved from ``previous`` to ``state``."""
+
+    state: State
+    previous: State
+
+
+@dataclass(frozen=True)
+class ItemPresented:
+    """A new exercise item is on screen.
+
+    Attributes:
+        kind: the exercise.
+        prompt: what is written for the patient: the sentence to repeat, the
+            cue with its blank, or "" in free speech.
+        target: the expected answer ("" in free speech until a sentence is chosen).
+        level: difficulty level of the item (1..3; 0 in free speech).
+        index: position in the current list (0-based).
+        count: items in the list.
+    """
+
+    kind: ExerciseKind
+    prompt: str
+    target: str
+    level: int
+    index: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Heard:
+    """The recogniser's transcript of the patient's last recording.
+
+    Attributes:
+        text: verbatim transcript ("" when nothing was understood).
+        duration_s: length of the (trimmed) recording.
+        is_repetition: True when it answers a prompt (repetition of a model sentence).
+    """
+
+    text: str
+    duration_s: float
+    is_repetition: bool
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A sentence offered in "Vouliez-vous dire… ?".
+
+    Attributes:
+        text: the sentence.
+        score: corrector score (higher is surer); 0.0 for the raw transcript.
+        diff: word operations from what was heard to ``text`` (restored words
+            are highlighted in the GUI).
+    """
+
+    text: str
+    score: float
+    diff: list[DiffOp] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """The corrector's proposals for a free-speech utterance.
+
+    Attributes:
+        heard: the transcript that was corrected.
+        proposals: 1 to 3 sentences, best first.
+        corrected: False when no corrector is installed (the single proposal is
+            the transcript itself).
+    """
+
+    heard: str
+    proposals: list[Proposal]
+    corrected: bool
+
+
+@dataclass(frozen=True)
+class Cue:
+    """Help given before the next try.
+
+    Attributes:
+        level: 0 none, 1 slower, 2 word by word (repetition) / first sounds
+            (completion), 3 first word given (repetition) / answer given (completion).
+        message: French instruction shown to the patient.
+        display: text to show (sentence spaced word by word, the first sounds...).
+        spoken: what the voice says for this cue (markup allowed).
+        rate_wpm: speaking rate of the cue.
+        pause_ms: pause between words.
+    """
+
+    level: int
+    message: str
+    display: str
+    spoken: str
+    rate_wpm: float
+    pause_ms: int = 0
+
+
+@dataclass(frozen=True)
+class CueGiven:
+    """The controller is about to give ``cue`` (after a failed try)."""
+
+    cue: Cue
+
+
+@dataclass(frozen=True)
+class Speaking:
+    """The voice says ``text`` (the model sentence, the cue or the chosen sentence)."""
+
+    text: str
+    cue_level: int
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """Verdict on one try.
+
+    Attributes:
+        success: the try counts as right.
+        stars: 0 to 3, for the encouraging display.
+        message: French praise or encouragement ("Bravo !", "Essayons encore").
+        heard: what was recognised.
+        target: what was expected.
+        wer: word error rate against the closest accepted answer.
+        item_finished: True when the item is over (success, or no cue left):
+            "continue" goes to the next item.
+    """
+
+    success: bool
+    stars: int
+    message: str
+    heard: str
+    target: str
+    wer: float | None
+    item_finished: bool
+
+
+@dataclass(frozen=True)
+class AttemptSaved:
+    """An attempt was committed to the database."""
+
+    attempt_id: int
+    success: bool | None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A French message that is not an error (nothing heard, no speaker...)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class ErrorOccurred:
+    """A step failed; ``message`` is French text for the patient.
+
+    Attributes:
+        message: what happened and what to do.
+        error: the exception (for logs).
+    """
+
+    message: str
+    error: BaseException
+
+
+def french_message(error: BaseException) -> str:
+    """French text for any exception (unexpected ones get a generic message)."""
+    if isinstance(error, TherapyAppError):
+        return error.french()
+    return (
+        "Une erreur inattendue s'est produite. "
+        "Réessayez ; si cela recommence, prévenez votre thérapeute."
+    )
+
+
+PracticeEvent = (
+    StateChanged
+    | ItemPresented
+    | Heard
+    | Corrected
+    | CueGiven
+    | Speaking
+    | Feedback
+    | AttemptSaved
+    | Notice
+    | ErrorOccurred
+)

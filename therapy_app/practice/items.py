@@ -1,0 +1,105 @@
+"""Exercise items as the controller uses them: target, accepted answers and distractors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from therapy_app.exercises import CompletionItem, ExerciseContent, display_word_count
+from therapy_app.practice.events import ExerciseKind
+
+DISTRACTORS = 4
+
+
+@dataclass(frozen=True)
+class ExerciseItem:
+    """One thing to say.
+
+    Attributes:
+        kind: the exercise.
+        prompt: written prompt (the sentence, or the cue with its blank).
+        target: the main expected answer.
+        accepted: every accepted answer, ``target`` first (completion: the
+            answer, its variants and the completed sentence).
+        distractors: wrong answers of similar length, for scoring.
+        level: difficulty (1..3).
+        completion: the source item for completion exercises.
+        sound_forms: forms the recogniser scores against the distractors
+            (None: ``accepted``); completion scores the answer words only.
+        allow_within: the answer said inside a longer utterance counts.
+    """
+
+    kind: ExerciseKind
+    prompt: str
+    target: str
+    accepted: tuple[str, ...]
+    distractors: tuple[str, ...]
+    level: int
+    completion: CompletionItem | None = None
+    sound_forms: tuple[str, ...] | None = None
+    allow_within: bool = False
+
+
+def closest_in_length(target: str, pool: Sequence[str], count: int = DISTRACTORS) -> list[str]:
+    """Up to ``count`` texts of ``pool`` nearest to ``target`` in word count.
+
+    Deterministic (ties keep the pool order) so that a stored score can be
+    recomputed; the target itself is never chosen.
+    """
+    n = display_word_count(target)
+    key = target.strip().lower()
+    others = [p for p in dict.fromkeys(pool) if p.strip().lower() != key]
+    ranked = sorted(others, key=lambda p: abs(display_word_count(p) - n))
+    return ranked[:count]
+
+
+def repetition_items(content: ExerciseContent, level: int) -> list[ExerciseItem]:
+    """The sentences of ``level`` in file order, each with same-level distractors."""
+    sentences = content.level(level).sentences
+    pool = content.all_sentences()
+    return [
+        ExerciseItem(
+            kind=ExerciseKind.REPETITION,
+            prompt=s,
+            target=s,
+            accepted=(s,),
+            distractors=tuple(closest_in_length(s, pool)),
+            level=level,
+        )
+        for s in sentences
+    ]
+
+
+def completion_items(content: ExerciseContent, level: int | None = None) -> list[ExerciseItem]:
+    """Completion items (all levels when ``level`` is None); distractors are other answers."""
+    chosen = [i for i in content.completion if level is None or i.level == level]
+    answers = [i.answer for i in content.completion]
+    items = []
+    for item in chosen:
+        wrong = [a for a in answers if a.lower() not in {x.lower() for x in item.accepted}]
+        items.append(
+            ExerciseItem(
+                kind=ExerciseKind.COMPLETION,
+                prompt=item.cue,
+                target=item.answer,
+                accepted=(*item.accepted, item.completed()),
+                distractors=tuple(closest_in_length(item.answer, wrong)),
+                level=item.level,
+                completion=item,
+                sound_forms=item.accepted,
+                allow_within=True,
+            )
+        )
+    return items
+
+
+def free_speech_item(sentence: str, content: ExerciseContent) -> ExerciseItem:
+    """The sentence the patient chose in free speech, as an item to repeat."""
+    return ExerciseItem(
+        kind=ExerciseKind.FREE_SPEECH,
+        prompt=sentence,
+        target=sentence,
+        accepted=(sentence,),
+        distractors=tuple(closest_in_length(sentence, content.all_sentences())),
+        level=0,
+    )

@@ -1,0 +1,244 @@
+"""Decides whether a try matches its target: word error rate plus the recogniser's target score.
+
+The rule (documented for therapists in the attempt's stored values):
+
+1. **Words.** The WER of what was heard against each accepted form of the
+   target (:func:`therapy_app.storage.metrics.word_error_rate`, which lowers
+   case, drops punctuation and fillers and splits elisions) is computed; the
+   lowest counts. ``WER <= WER_SUCCESS`` (0.25: one word in four may be wrong)
+   is a success. In completion, the answer said within a longer utterance
+   ("c'est une pomme") counts as WER 0.
+2. **Sound.** The transcript alone misjudges near misses of a clear attempt
+   ("Le chador sur le canapé" for "Le chat dort sur le canapé", "Poon." for
+   "pomme"). So the recogniser also scores the accepted forms, a few
+   distractors of similar length and its own free transcript, each by mean
+   log-probability per token (the total would favour short candidates). The try
+   is a success when the best accepted form **ranks first** among the target and
+   the distractors **with a margin** of at least ``RANK_MARGIN`` (1.0 nat per
+   token) over the best distractor, **and** is within ``TRANSCRIPT_SLACK``
+   (1.2 nat per token) of the free transcript. The second condition stops an
+   unrelated utterance from passing just because every distractor is worse.
+
+On the committed French test recordings (tests/data/speech) correct targets
+had margins of 1.2 to 4.3 and transcript gaps of -0.9 to +2.5, wrong targets
+margins below 0.9 and transcript gaps below -1.4.
+
+Stars: 3 for a perfect try (WER 0, or margin >= 2 with no cue), 2 for another
+success, 1 for a failed try where some word was right, else 0 (never shown as
+a failure: the GUI says "Essayons encore").
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from therapy_app.asr.recognizer import ScoredCandidate, SpeechRecognizer
+from therapy_app.audio.clip import AudioClip
+from therapy_app.storage.metrics import word_error_rate, words
+
+_LOGGER = logging.getLogger(__name__)
+
+WER_SUCCESS = 0.25
+RANK_MARGIN = 1.0
+TRANSCRIPT_SLACK = 1.2
+PERFECT_MARGIN = 2.0
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """Everything measured for one try.
+
+    Attributes:
+        success: the verdict of the rule above.
+        stars: 0..3.
+        wer: lowest WER against the accepted forms (None when nothing was heard).
+        matched: the accepted form that ``wer`` and the scores refer to.
+        target_logprob: total log-probability of ``matched`` given the audio.
+        target_per_token: its mean log-probability per token.
+        margin: ``target_per_token`` minus the best distractor's (None without distractors).
+        transcript_gap: ``target_per_token`` minus the free transcript's (None without one).
+        rank: 1 when an accepted form beats every distractor.
+        by_words: success came from the WER rule.
+        by_sound: success came from the scoring rule.
+        seconds: time spent scoring.
+    """
+
+    success: bool
+    stars: int
+    wer: float | None
+    matched: str
+    target_logprob: float | None
+    target_per_token: float | None
+    margin: float | None
+    transcript_gap: float | None
+    rank: int | None
+    by_words: bool
+    by_sound: bool
+    seconds: float = 0.0
+
+
+def as_candidate(text: str) -> str:
+    """Write a bare word or phrase the way Whisper writes speech: capital, final stop.
+
+    Scores depend on the written form; "pomme" scores far below "Pomme." on
+    the same audio.
+    """
+    text = text.strip()
+    if not text:
+        return text
+    text = text[:1].upper() + text[1:]
+    return text if text[-1] in ".!?…" else text + "."
+
+
+def _contains(heard: list[str], answer: list[str]) -> bool:
+    n = len(answer)
+    return n > 0 and any(heard[i : i + n] == answer for i in range(len(heard) - n + 1))
+
+
+def best_wer(
+    heard: str, accepted: Sequence[str], allow_within: bool = False
+) -> tuple[float | None, str]:
+    """Lowest WER of ``heard`` against the accepted forms, and the form it was measured on.
+
+    Args:
+        heard: the transcript.
+        accepted: accepted forms.
+        allow_within: an accepted form said inside a longer utterance counts
+            as said ("c'est une pomme" for "pomme"): WER 0 (completion only).
+    """
+    heard_words = words(heard)
+    scored = [(word_error_rate(form, heard), form) for form in accepted if words(form)]
+    if not scored or not heard_words:
+        return None, accepted[0] if accepted else ""
+    if allow_within:
+        for form in accepted:
+            if _contains(heard_words, words(form)):
+                return 0.0, form
+    return min(scored, key=lambda pair: pair[0])
+
+
+def stars_for(success: bool, wer: float | None, margin: float | None, cue_level: int) -> int:
+    """0..3 stars (see the module docstring)."""
+    if success:
+        perfect = wer == 0.0 or (margin is not None and margin >= PERFECT_MARGIN)
+        return 3 if perfect and cue_level == 0 else 2
+    return 1 if wer is not None and wer < 1.0 else 0
+
+
+def decide(
+    wer: float | None,
+    margin: float | None,
+    transcript_gap: float | None,
+) -> tuple[bool, bool]:
+    """The rule: (success by words, success by sound)."""
+    by_words = wer is not None and wer <= WER_SUCCESS
+    by_sound = (
+        margin is not None
+        and margin >= RANK_MARGIN
+        and (transcript_gap is None or transcript_gap >= -TRANSCRIPT_SLACK)
+    )
+    return by_words, by_sound
+
+
+def _per_token(results: list[ScoredCandidate]) -> dict[str, ScoredCandidate]:
+    out: dict[str, ScoredCandidate] = {}
+    for result in results:
+        out.setdefault(result.text, result)
+    return out
+
+
+def score_try(
+    recognizer: SpeechRecognizer,
+    clip: AudioClip,
+    heard: str,
+    accepted: Sequence[str],
+    distractors: Sequence[str],
+    cue_level: int = 0,
+    sound_forms: Sequence[str] | None = None,
+    allow_within: bool = False,
+) -> ScoreResult:
+    """Apply the rule to one recording.
+
+    Args:
+        recognizer: the loaded recogniser.
+        clip: the trimmed recording (16 kHz).
+        heard: its transcript.
+        accepted: target forms for the WER, the main target first.
+        distractors: wrong answers of similar length to the sound forms.
+        cue_level: help given before this try (lowers the stars only).
+        sound_forms: forms scored against the distractors; None uses
+            ``accepted``. Completion scores the answer words only: a whole
+            completed sentence against one-word distractors would win on its
+            shared beginning.
+        allow_within: see :func:`best_wer`.
+
+    Returns:
+        The verdict and its numbers.
+    """
+    start = time.perf_counter()
+    wer, matched_by_words = best_wer(heard, accepted, allow_within)
+    spoken = accepted if sound_forms is None else sound_forms
+    forms = list(dict.fromkeys(as_candidate(a) for a in spoken if a.strip()))
+    wrong = [
+        c
+        for c in dict.fromkeys(as_candidate(d) for d in distractors if d.strip())
+        if c not in forms
+    ]
+    own = heard.strip()
+    candidates = list(dict.fromkeys([*forms, *wrong, *([own] if own else [])]))
+    scores = _per_token(recognizer.score(clip, candidates)) if candidates and clip.duration else {}
+    best = max(forms, key=lambda f: scores[f].logprob_per_token) if scores and forms else None
+    margin = gap = target_lp = target_pt = None
+    rank = None
+    if best is not None:
+        target = scores[best]
+        target_lp, target_pt = target.logprob, target.logprob_per_token
+        if wrong:
+            best_wrong = max(scores[w].logprob_per_token for w in wrong)
+            margin = target_pt - best_wrong
+            rank = (
+                1 if margin > 0 else 1 + sum(scores[w].logprob_per_token > target_pt for w in wrong)
+            )
+        if own and own not in forms:
+            gap = target_pt - scores[own].logprob_per_token
+    by_words, by_sound = decide(wer, margin, gap)
+    success = by_words or by_sound
+    matched = matched_by_words if by_words or best is None else _plain(best, spoken)
+    result = ScoreResult(
+        success=success,
+        stars=stars_for(success, wer, margin, cue_level),
+        wer=wer,
+        matched=matched,
+        target_logprob=target_lp,
+        target_per_token=target_pt,
+        margin=margin,
+        transcript_gap=gap,
+        rank=rank,
+        by_words=by_words,
+        by_sound=by_sound,
+        seconds=time.perf_counter() - start,
+    )
+    _LOGGER.info(
+        "scored %r vs %r: wer=%s margin=%s gap=%s -> %s",
+        heard,
+        result.matched,
+        _fmt(wer),
+        _fmt(margin),
+        _fmt(gap),
+        "success" if success else "miss",
+    )
+    return result
+
+
+def _plain(candidate: str, accepted: Sequence[str]) -> str:
+    for form in accepted:
+        if as_candidate(form) == candidate:
+            return form
+    return candidate
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
