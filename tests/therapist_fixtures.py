@@ -141,3 +141,48 @@ def seeded(
     history = seed_history(therapist_repo, therapist_clock, speech_dir)
     therapist_repo.create_therapist(USERNAME, PASSWORD)
     return history
+
+
+SIGNAL_TIMEOUT_MS = 15_000
+"""Generous: the machine running the suite may be busy (scrypt, SQLite fsyncs)."""
+
+
+@pytest.fixture
+def therapist_runner(qtbot):  # noqa: ANN001, ANN201 - qtbot comes from pytest-qt
+    """A real TaskRunner (database and inference workers), shut down after the test."""
+    from therapy_app.gui.tasks import TaskRunner
+
+    runner = TaskRunner()
+    yield runner
+    runner.shutdown()
+
+
+@pytest.fixture
+def therapist_area(qtbot, therapist_repo, therapist_runner):  # noqa: ANN001, ANN201
+    """A TherapistArea on ``therapist_repo`` whose login page knows whether an account exists."""
+    from therapy_app.gui.therapist import TherapistArea
+
+    area = TherapistArea(therapist_repo, therapist_runner)
+    qtbot.addWidget(area)
+    area.resize(1280, 800)
+    area.show()
+    # The constructor asked storage whether an account exists; the answer comes
+    # through the event loop, which only runs inside this wait.
+    with qtbot.waitSignal(area.login.mode_changed, timeout=SIGNAL_TIMEOUT_MS):
+        pass
+    return area
+
+
+def log_in(qtbot, area, username: str = USERNAME, password: str = PASSWORD) -> None:  # noqa: ANN001
+    """Type the credentials, submit, and wait for the first patient's attempts."""
+    area.login.username.setText(username)
+    area.login.password.setText(password)
+    with qtbot.waitSignal(area.history.attempts_loaded, timeout=SIGNAL_TIMEOUT_MS):
+        area.login.submit_button.click()
+
+
+@pytest.fixture
+def unlocked_area(qtbot, seeded, therapist_area):  # noqa: ANN001, ANN201
+    """``therapist_area`` on the seeded history, logged in, first patient selected."""
+    log_in(qtbot, therapist_area)
+    return therapist_area

@@ -199,6 +199,17 @@ class TherapistArea(QWidget):
         return self._username
 
     @property
+    def idle_lock_ms(self) -> int:
+        """Milliseconds without activity before the area locks itself."""
+        return self._idle.interval()
+
+    @idle_lock_ms.setter
+    def idle_lock_ms(self, value: int) -> None:
+        self._idle.setInterval(value)
+        if self._idle.isActive():
+            self._idle.start()
+
+    @property
     def runner(self) -> TaskRunner:
         """The task runner the area uses."""
         return self._runner

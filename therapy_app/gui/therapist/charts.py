@@ -161,7 +161,7 @@ class ProgressPanel(QWidget):
         for i, metric in enumerate(CHART_METRICS):
             view = QChartView(build_chart(metric, [], colour=SERIES_COLOURS[i]))
             view.setRenderHint(QPainter.RenderHint.Antialiasing)
-            view.setMinimumSize(320, 220)
+            view.setMinimumSize(280, 180)
             self.views[metric.name] = view
             grid.addWidget(view, i // 2, i % 2)
         note = QLabel("Une valeur par séance : la moyenne de ses essais.")

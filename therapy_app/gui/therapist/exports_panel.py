@@ -15,11 +15,13 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
     QFileDialog,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -150,13 +152,23 @@ class ExportPanel(QWidget):
 
         self.status = QLabel()
         self.status.setWordWrap(True)
+        content = QWidget()
+        inner = QVBoxLayout(content)
+        inner.addWidget(self.patient_label)
+        inner.addWidget(csv_box)
+        inner.addWidget(chat_box)
+        inner.addWidget(pdf_box)
+        inner.addWidget(self.status)
+        inner.addStretch(1)
+        # Wrapped help texts grow tall on a narrow window: scroll rather than
+        # forcing the whole area to a minimum height.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(content)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.patient_label)
-        layout.addWidget(csv_box)
-        layout.addWidget(chat_box)
-        layout.addWidget(pdf_box)
-        layout.addWidget(self.status)
-        layout.addStretch(1)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll)
 
         self.csv_button.clicked.connect(self._choose_csv)
         self.chat_button.clicked.connect(self._choose_chat)

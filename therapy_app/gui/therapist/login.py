@@ -61,7 +61,8 @@ class LoginPage(QWidget):
     Signals:
         authenticated(str): the username, after a right password or a new account.
         cancelled(): the user went back without logging in.
-        mode_changed(bool): True when the page asks to create the first account.
+        mode_changed(bool): storage answered whether an account exists (after
+            :meth:`refresh`); True when the page asks to create the first one.
         message_shown(str): every French message the page displays.
     """
 
@@ -141,7 +142,7 @@ class LoginPage(QWidget):
         self.back_button.clicked.connect(self._cancel)
         for field in (self.username, self.password, self.confirmation):
             field.returnPressed.connect(self.submit)
-        self._set_mode(creating=False)
+        self._set_mode(creating=False, announce=False)
 
     # -- state ------------------------------------------------------------------
 
@@ -168,7 +169,7 @@ class LoginPage(QWidget):
         self._set_busy(False)
         self._set_mode(creating=not exists)
 
-    def _set_mode(self, *, creating: bool) -> None:
+    def _set_mode(self, *, creating: bool, announce: bool = True) -> None:
         self._creating = creating
         self.confirmation.setVisible(creating)
         self._confirm_label.setVisible(creating)
@@ -185,7 +186,8 @@ class LoginPage(QWidget):
                 "pour voir les résultats des patients."
             )
             self.submit_button.setText("Se connecter")
-        self.mode_changed.emit(creating)
+        if announce:
+            self.mode_changed.emit(creating)
         (self.username if not self.username.text() else self.password).setFocus()
 
     def _set_busy(self, busy: bool) -> None:

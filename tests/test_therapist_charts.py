@@ -1,0 +1,82 @@
+"""Progress charts: one point per session with a value, per exercise filter, ratios in percent."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.register_assert_rewrite("therapist_fixtures")
+
+from therapist_fixtures import SIGNAL_TIMEOUT_MS  # noqa: E402
+
+from therapy_app.exports.labels import CHART_METRICS  # noqa: E402
+from therapy_app.gui.therapist.charts import build_chart, chart_point_count  # noqa: E402
+from therapy_app.storage import ProgressPoint, SessionRepository  # noqa: E402
+
+if TYPE_CHECKING:
+    from therapist_fixtures import SeededHistory
+
+    from therapy_app.gui.therapist import TherapistArea
+
+pytestmark = pytest.mark.gui
+pytest_plugins = ("therapist_fixtures",)
+
+
+def _counts(area: TherapistArea) -> dict[str, int]:
+    return {name: chart_point_count(view) for name, view in area.progress.views.items()}
+
+
+def test_four_charts_with_one_point_per_session(
+    unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded: SeededHistory
+) -> None:
+    assert [m.name for m in CHART_METRICS] == [
+        "word_count", "function_word_ratio", "words_per_minute", "accuracy",
+    ]  # fmt: skip
+    expected = {
+        m.name: len(therapist_repo.progress(seeded.patient.id, m.name)) for m in CHART_METRICS
+    }
+    assert expected == {
+        "word_count": 3, "function_word_ratio": 3, "words_per_minute": 3, "accuracy": 3,
+    }  # fmt: skip
+    assert _counts(unlocked_area) == expected
+    view = unlocked_area.progress.views["accuracy"]
+    series = view.chart().series()[0]
+    values = [series.at(i).y() for i in range(series.count())]
+    points = therapist_repo.progress(seeded.patient.id, "accuracy")
+    assert values == pytest.approx([p.value * 100 for p in points])
+    times = [series.at(i).x() for i in range(series.count())]
+    assert times == sorted(times)
+    assert view.chart().axes()[0].format() == "dd/MM"
+
+
+@pytest.mark.parametrize(
+    ("kind", "count"), [("repetition", 2), ("free_speech", 1), ("completion", 0), (None, 3)]
+)
+def test_exercise_filter(qtbot, unlocked_area: TherapistArea, kind: str | None, count: int) -> None:
+    progress = unlocked_area.progress
+    if kind is not None:
+        with qtbot.waitSignal(progress.charts_updated, timeout=SIGNAL_TIMEOUT_MS):
+            progress.set_exercise_kind(kind)
+    assert progress.exercise_kind == kind
+    assert set(_counts(unlocked_area).values()) == {count}
+    title = progress.views["word_count"].chart().title()
+    assert title.endswith("aucune donnée") == (count == 0)
+
+
+def test_charts_follow_the_patient(
+    qtbot, unlocked_area: TherapistArea, seeded: SeededHistory
+) -> None:
+    with qtbot.waitSignal(unlocked_area.progress.charts_updated, timeout=SIGNAL_TIMEOUT_MS):
+        unlocked_area.select_patient(seeded.other.id)
+    assert _counts(unlocked_area)["word_count"] == 1
+
+
+def test_single_point_chart_has_a_usable_range(qtbot) -> None:
+    point = ProgressPoint(1, datetime(2025, 3, 14, 9, 30, tzinfo=UTC), 3.5, 2)
+    chart = build_chart(CHART_METRICS[0], [point])
+    x_axis, y_axis = chart.axes()
+    assert x_axis.min() < x_axis.max()
+    assert y_axis.min() == 0.0 and y_axis.max() >= 3.5

@@ -1,0 +1,165 @@
+"""Exports tab: CSV and CHAT of the selected patient, PDF report with the charts for a period."""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import subprocess
+from datetime import date, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.register_assert_rewrite("therapist_fixtures")
+
+from therapist_fixtures import SIGNAL_TIMEOUT_MS  # noqa: E402
+
+from therapy_app.exports import build_report_data  # noqa: E402
+from therapy_app.exports.labels import CHART_METRICS  # noqa: E402
+from therapy_app.gui.therapist.exports_panel import file_slug  # noqa: E402
+from therapy_app.gui.therapist.report_pdf import REPORT_TITLE, write_report_pdf  # noqa: E402
+from therapy_app.storage import SessionRepository  # noqa: E402
+
+if TYPE_CHECKING:
+    from therapist_fixtures import SeededHistory
+
+    from therapy_app.gui.therapist import TherapistArea
+
+pytestmark = pytest.mark.gui
+pytest_plugins = ("therapist_fixtures",)
+
+
+def _period(repo: SessionRepository, patient_id: int) -> tuple[date, date]:
+    sessions = repo.list_sessions(patient_id)
+    return sessions[0].started_at.astimezone().date(), sessions[-1].started_at.astimezone().date()
+
+
+def _pdf_pages(raw: bytes) -> int:
+    # Page objects, not the /Pages tree node.
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", raw))
+
+
+def _pdf_text(path: Path) -> str:
+    tool = shutil.which("pdftotext")
+    if tool is None:
+        pytest.skip("pdftotext not installed (apt-get install poppler-utils)")
+    result = subprocess.run(
+        [tool, "-layout", str(path), "-"], capture_output=True, text=True, timeout=60, check=True
+    )
+    return result.stdout
+
+
+def test_csv_export_of_the_selected_patient(
+    qtbot, unlocked_area: TherapistArea, seeded: SeededHistory, tmp_path: Path
+) -> None:
+    path = tmp_path / "essais.csv"
+    panel = unlocked_area.exports
+    with qtbot.waitSignal(panel.export_finished, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        panel.export_csv(path)
+    assert blocker.args == ["csv", str(path)]
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter=";"))
+    assert len(rows) == len(seeded.attempt_ids)
+    assert {r["Patient"] for r in rows} == {"Jeanne Dupont"}
+    assert "6 essai(s) exporté(s)" in panel.status.text()
+
+    panel.csv_everyone.setChecked(True)
+    with qtbot.waitSignal(panel.export_finished, timeout=SIGNAL_TIMEOUT_MS):
+        panel.export_csv(path)
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter=";"))
+    assert {r["Patient"] for r in rows} == {"Jeanne Dupont", "Paul Martin"}
+
+
+def test_chat_export_writes_one_file_per_session(
+    qtbot, unlocked_area: TherapistArea, seeded: SeededHistory, tmp_path: Path
+) -> None:
+    folder = tmp_path / "chat"
+    panel = unlocked_area.exports
+    panel.chat_media.setChecked(False)
+    with qtbot.waitSignal(panel.export_finished, timeout=SIGNAL_TIMEOUT_MS):
+        panel.export_chat(folder)
+    files = sorted(folder.glob("*.cha"))
+    assert len(files) == len(seeded.session_ids)
+    assert not list(folder.glob("*.wav"))
+    text = files[0].read_text(encoding="utf-8")
+    assert text.startswith("@UTF8\n@Begin\n") and text.endswith("@End\n")
+    assert text.count("\n*PAR:\t") == 2
+
+
+def test_pdf_report_has_patient_headings_and_charts(
+    qtbot,
+    unlocked_area: TherapistArea,
+    therapist_repo: SessionRepository,
+    seeded: SeededHistory,
+    tmp_path: Path,
+) -> None:
+    start, end = _period(therapist_repo, seeded.patient.id)
+    panel = unlocked_area.exports
+    panel.set_period(start, end)
+    path = tmp_path / "rapport.pdf"
+    with qtbot.waitSignal(panel.export_finished, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        panel.export_pdf(path)
+    assert blocker.args == ["pdf", str(path)]
+    raw = path.read_bytes()
+    assert raw.startswith(b"%PDF-") and raw.rstrip().endswith(b"%%EOF")
+    assert _pdf_pages(raw) >= 1
+    assert "Rapport de 2 page(s)" in panel.status.text()
+    text = _pdf_text(path)
+    for expected in (
+        REPORT_TITLE,
+        "Patient : Jeanne Dupont",
+        "Séances de la période",
+        "Évolution",
+        "Répétition de phrases",
+        "Parole libre",
+        *(metric.title for metric in CHART_METRICS),
+    ):
+        assert expected in text, expected
+    assert "Paul Martin" not in text
+    # One table row per session, dated.
+    for session in therapist_repo.list_sessions(seeded.patient.id):
+        assert session.started_at.astimezone().strftime("%d/%m/%Y %H:%M") in text
+
+
+def test_pdf_for_an_empty_period_says_so(
+    therapist_repo: SessionRepository, seeded: SeededHistory, tmp_path: Path, qtbot
+) -> None:
+    start, _ = _period(therapist_repo, seeded.patient.id)
+    data = build_report_data(
+        therapist_repo, seeded.patient.id, start - timedelta(days=30), start - timedelta(days=1)
+    )
+    path = tmp_path / "vide.pdf"
+    assert write_report_pdf(data, path) == 2
+    text = _pdf_text(path)
+    assert "Aucune séance sur cette période." in text
+    assert "aucune donnée" in text
+
+
+def test_period_ending_before_it_starts_is_refused(
+    qtbot, unlocked_area: TherapistArea, tmp_path: Path
+) -> None:
+    panel = unlocked_area.exports
+    panel.set_period(date(2025, 3, 10), date(2025, 3, 1))
+    with qtbot.waitSignal(panel.export_failed, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        panel.export_pdf(tmp_path / "x.pdf")
+    assert blocker.args == ["La date de fin est avant la date de début."]
+    assert not (tmp_path / "x.pdf").exists()
+
+
+def test_unwritable_destination_gives_a_french_message(
+    qtbot, unlocked_area: TherapistArea, tmp_path: Path
+) -> None:
+    panel = unlocked_area.exports
+    with qtbot.waitSignal(panel.export_failed, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        panel.export_csv(tmp_path / "absent" / "essais.csv")
+    assert blocker.args[0].startswith("Impossible d'écrire le fichier")
+
+
+def test_file_slug() -> None:
+    assert file_slug("Jeanne Dupont") == "Jeanne_Dupont"
+    assert file_slug("Zoé O'Neil / test") == "Zoé_O_Neil_test"
+    assert file_slug("///") == "patient"
