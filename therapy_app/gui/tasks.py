@@ -17,7 +17,7 @@ Public API (used by every screen, the therapist area included)::
     runner.cancel(request)                     # drop that job's result (and skip it if not started)
     runner.cancel_stale("history")             # drop every pending result of the group
     runner.is_pending(request)                 # True until its callback ran or it was dropped
-    runner.shutdown()                          # at exit: cancel queued jobs, wait for running ones
+    runner.shutdown()                          # at exit: drop inference jobs, finish db jobs
 
 Rules:
 
@@ -160,14 +160,20 @@ class TaskRunner(QObject):
         return bool(self._jobs)
 
     def shutdown(self, wait: bool = True) -> None:
-        """Cancel queued jobs and stop the workers (running jobs finish first if ``wait``)."""
+        """Stop the workers: queued inference jobs are dropped, queued database jobs still run.
+
+        No callback runs after this call. Database jobs (saving an attempt,
+        closing a session) are never dropped: losing the patient's work is
+        worse than a slower exit.
+        """
         if self._closed:
             return
         self._closed = True
-        for request_id in list(self._jobs):
-            self.cancel(request_id)
-        for executor in self._pools.values():
-            executor.shutdown(wait=wait, cancel_futures=True)
+        for job in self._jobs.values():
+            job.on_done = job.on_error = None
+        self._jobs.clear()
+        self._pools["inference"].shutdown(wait=wait, cancel_futures=True)
+        self._pools["db"].shutdown(wait=wait, cancel_futures=False)
 
     # ----- worker side ------------------------------------------------------
     def _run(
@@ -181,8 +187,10 @@ class TaskRunner(QObject):
             ok, payload = False, exc
         else:
             ok, payload = True, result
-        if not job.cancelled.is_set():
+        if not job.cancelled.is_set() and not self._closed:
             self._delivered.emit(job.request_id, ok, payload)
+        elif not ok:
+            _LOGGER.warning("dropped background task %d failed: %r", job.request_id, payload)
 
     # ----- main thread side -------------------------------------------------
     @Slot(int, bool, object)

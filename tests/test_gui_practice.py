@@ -1,0 +1,154 @@
+"""The real app driven by keyboard only: exercises on real models with committed speech."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from therapy_app.practice.events import (  # noqa: E402
+    Corrected,
+    CueGiven,
+    ExerciseKind,
+    Feedback,
+    ItemPresented,
+    State,
+)
+
+pytest_plugins = ("gui_fixtures",)
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
+
+
+@pytest.fixture
+def patient(gui_repository):
+    """One patient: the profile picker is skipped."""
+    return gui_repository.create_patient("Jeanne Martin")
+
+
+def _ready_at_chooser(open_window):
+    driver = open_window()
+    driver.wait_screen("chooser")
+    driver.wait_ready()
+    return driver
+
+
+def test_repetition_miss_gives_a_cue_then_success_all_by_keyboard(
+    open_window, patient, speech_queue, gui_repository
+):
+    driver = _ready_at_chooser(open_window)
+    driver.key(Qt.Key.Key_2)  # "2  Répéter"
+    driver.wait_screen("repetition")
+    driver.follow()
+    screen = driver.screen
+    driver.wait_state(State.AWAITING_REPETITION)
+    assert screen.sentence.text() == "Bonjour."
+    assert screen.counter.text().startswith("Phrase 1 sur")
+
+    speech_queue.say("word_01.wav")  # "pomme": not the sentence
+    driver.key(Qt.Key.Key_Space)
+    driver.qtbot.waitUntil(lambda: bool(driver.of_type(CueGiven)), timeout=60_000)
+    driver.wait_state(State.AWAITING_REPETITION)
+    assert driver.of_type(Feedback)[-1].success is False
+    assert screen.feedback_title.text() == "Essayons encore."
+    assert screen.cue_label.isVisible() and "lentement" in screen.cue_label.text()
+    assert screen.feedback_title.property("role") == "encourage"  # not shown as an error
+
+    speech_queue.say("word_04.wav")  # "bonjour"
+    with driver.qtbot.waitSignal(screen.attempt_saved, timeout=60_000):
+        driver.key(Qt.Key.Key_Space)
+    driver.wait_state(State.FEEDBACK)
+    feedback = driver.of_type(Feedback)[-1]
+    assert feedback.success and feedback.item_finished
+    assert "✔" in screen.feedback_title.text()
+    assert screen.stars.isVisible() and screen.stars.count >= 2
+    assert "onjour" in screen.heard.text()
+
+    driver.key(Qt.Key.Key_Return)  # Enter: next sentence
+    driver.qtbot.waitUntil(lambda: screen.counter.text().startswith("Phrase 2"), timeout=10_000)
+    session_id = screen.controller.session_id
+    driver.key(Qt.Key.Key_Escape)  # back to the chooser
+    driver.wait_screen("chooser")
+
+    attempts = gui_repository.list_attempts(session_id=session_id)
+    assert [(a.success, a.record.cue_level) for a in attempts] == [(False, 0), (True, 1)]
+    assert attempts[1].record.target_text == "Bonjour."
+    assert all(gui_repository.verify_recording(a) for a in attempts)
+    driver.qtbot.waitUntil(
+        lambda: gui_repository.get_session(session_id).ended_at is not None, timeout=10_000
+    )
+
+
+def test_free_speech_loop_by_keyboard(open_window, patient, speech_queue, gui_repository):
+    driver = _ready_at_chooser(open_window)
+    driver.key(Qt.Key.Key_1)
+    driver.wait_screen("free_speech")
+    driver.follow()
+    screen = driver.screen
+    assert screen.invitation.isVisible()
+
+    speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
+    driver.key(Qt.Key.Key_Space)
+    assert (
+        screen.status.text() == "Je vous écoute…" or screen.controller.state is not State.RECORDING
+    )
+    driver.wait_state(State.REVIEWING)
+    corrected = driver.of_type(Corrected)[-1]
+    assert "boulangerie" in corrected.heard.lower()
+    assert screen.heard_text.isVisible() and "boulangerie" in screen.heard_text.text().lower()
+    assert 1 <= len(screen.choices) <= 3
+    assert screen.note.isVisible() is (not corrected.corrected)
+
+    driver.key(Qt.Key.Key_1)  # pick the first sentence
+    driver.wait_state(State.AWAITING_REPETITION)
+    chosen = driver.of_type(ItemPresented)[-1].target
+    assert chosen == corrected.proposals[0].text
+    assert screen.chosen.isVisible()
+
+    # The patient repeats the chosen sentence (the real voice stands in for them).
+    services = screen.controller.services
+    speech_queue.say_clip(services.synthesizer.synthesize(chosen))
+    with driver.qtbot.waitSignal(screen.attempt_saved, timeout=60_000):
+        driver.key(Qt.Key.Key_Space)
+    driver.wait_state(State.FEEDBACK)
+    assert driver.of_type(Feedback)[-1].success
+    session_id = screen.controller.session_id
+
+    driver.key(Qt.Key.Key_Return)  # a new sentence
+    driver.wait_state(State.IDLE)
+    assert screen.invitation.isVisible() and not screen.choices
+
+    attempts = gui_repository.list_attempts(session_id=session_id)
+    assert len(attempts) == 1
+    record = attempts[0].record
+    assert record.kind == "free_speech" and record.chosen_sentence == chosen
+    assert "boulangerie" in record.raw_transcript.lower()
+    assert record.repetition_transcript and record.success is True
+
+
+def test_completion_item(open_window, patient, speech_queue, gui_repository):
+    driver = _ready_at_chooser(open_window)
+    driver.key(Qt.Key.Key_3)
+    driver.wait_screen("completion")
+    driver.follow()
+    screen = driver.screen
+    driver.wait_state(State.AWAITING_REPETITION)
+    assert "…" in screen.cue_text.text()
+    # Go to the "bonjour" item (the committed recordings say a few words only).
+    controller = screen.controller
+    index = next(
+        i for i in range(controller.item_count) if controller._items[i].target == "bonjour"
+    )
+    controller.present(index)
+    driver.wait_state(State.AWAITING_REPETITION)
+    assert screen.cue_text.text() == "Quand j'arrive chez mes voisins, je leur dis …"
+
+    speech_queue.say("word_04.wav")
+    with driver.qtbot.waitSignal(screen.attempt_saved, timeout=60_000):
+        driver.key(Qt.Key.Key_Space)
+    driver.wait_state(State.FEEDBACK)
+    assert driver.of_type(Feedback)[-1].success
+    attempts = gui_repository.list_attempts(session_id=controller.session_id)
+    assert attempts[-1].record.kind == ExerciseKind.COMPLETION.value
+    assert attempts[-1].record.target_text == "bonjour" and attempts[-1].success

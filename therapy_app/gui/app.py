@@ -1,0 +1,66 @@
+"""Entry point of the desktop app (``therapy-app-gui``): Qt application, theme, main window."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from therapy_app.gui.main_window import MainWindow
+from therapy_app.gui.theme import apply_theme
+from therapy_app.practice.services import SilentPlayer
+from therapy_app.storage import SessionRepository, StorageError
+
+_LOGGER = logging.getLogger(__name__)
+
+APP_NAME = "Orthophonie"
+
+
+def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="therapy-app-gui", description="Speech practice (French)")
+    parser.add_argument("--silent", action="store_true", help="do not play sound (no speaker)")
+    parser.add_argument("--verbose", "-v", action="store_true", help="debug logging")
+    known, _ = parser.parse_known_args(list(argv))  # Qt options (-platform ...) pass through
+    return known
+
+
+def create_application(argv: Sequence[str] | None = None) -> QApplication:
+    """The QApplication with the theme applied (reuses a running one, e.g. in tests)."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(list(argv or sys.argv))
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, False)
+    apply_theme(app)
+    return app
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Start the app; returns the exit status."""
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    app = create_application(sys.argv if argv is None else [sys.argv[0], *argv])
+    try:
+        repository = SessionRepository()
+    except StorageError as exc:
+        _LOGGER.error("cannot open the database: %r", exc)
+        QMessageBox.critical(None, APP_NAME, exc.french())
+        return 1
+    window = MainWindow(repository, player=SilentPlayer() if args.silent else None)
+    window.show()
+    try:
+        return app.exec()
+    finally:
+        window.shutdown()
+        repository.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,296 @@
+"""The application shell: header, navigation between screens, model loading, therapist area."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QMainWindow,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from therapy_app.audio.recorder import Recorder
+from therapy_app.exercises import ExerciseContent
+from therapy_app.gui import theme
+from therapy_app.gui.loading import ServicesLoader
+from therapy_app.gui.patient.chooser import ExerciseChooser
+from therapy_app.gui.patient.completion import CompletionScreen
+from therapy_app.gui.patient.free_speech import FreeSpeechScreen
+from therapy_app.gui.patient.practice_screen import PracticeScreen
+from therapy_app.gui.patient.profiles import ProfileScreen
+from therapy_app.gui.patient.repetition import RepetitionScreen
+from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.widgets import Avatar, Banner, big_button, label
+from therapy_app.practice.controller import PracticeController, PracticeSettings
+from therapy_app.practice.events import ExerciseKind, french_message
+from therapy_app.practice.services import LOAD_STEPS, AudioOutput, LoadStep, SpeechServices
+from therapy_app.storage import Patient, SessionRepository
+
+_LOGGER = logging.getLogger(__name__)
+
+SCREENS: dict[ExerciseKind, type[PracticeScreen]] = {
+    ExerciseKind.FREE_SPEECH: FreeSpeechScreen,
+    ExerciseKind.REPETITION: RepetitionScreen,
+    ExerciseKind.COMPLETION: CompletionScreen,
+}
+THERAPIST_SOON = (
+    "L'espace thérapeute sera bientôt disponible. "
+    "Il permettra de suivre les progrès et de corriger les transcriptions."
+)
+
+
+class MainWindow(QMainWindow):
+    """Profiles → exercise chooser → exercise screens, with a header bar.
+
+    Args:
+        repository: the patient data.
+        runner: the task runner (created and owned when None).
+        recorder_factory: recorders for the exercises (None: the microphone).
+        player: the voice output (None: the speaker).
+        load_steps: engines to load (tests pass preloaded ones).
+        content: exercise lists (None: the bundled ones).
+        settings: practice limits.
+
+    Signals:
+        screen_changed(str): the name of the screen now shown ("profiles",
+            "chooser", "free_speech", "repetition", "completion", "therapist").
+        services_ready(): the speech engines are loaded.
+    """
+
+    screen_changed = Signal(str)
+    services_ready = Signal()
+
+    def __init__(
+        self,
+        repository: SessionRepository,
+        runner: TaskRunner | None = None,
+        recorder_factory: Callable[[], Recorder] | None = None,
+        player: AudioOutput | None = None,
+        load_steps: Sequence[LoadStep] = LOAD_STEPS,
+        content: ExerciseContent | None = None,
+        settings: PracticeSettings | None = None,
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle("Orthophonie – Entraînement à la parole")
+        self.resize(1280, 860)
+        self.repository = repository
+        self.runner = runner if runner is not None else TaskRunner(self)
+        self.runner.error_handler = self._show_error
+        self.content = content
+        self.settings = settings
+        self.patient: Patient | None = None
+        self.practice: PracticeScreen | None = None
+        self.therapist: QWidget | None = None
+        self._auto_skip = True
+
+        self.loader = ServicesLoader(self.runner, load_steps, recorder_factory, player, self)
+        self.profiles = ProfileScreen(repository, self.runner)
+        self.chooser = ExerciseChooser()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.profiles)
+        self.stack.addWidget(self.chooser)
+        self.banner = Banner()
+
+        self.back_button = big_button(theme.ICON_BACK, "Retour", tooltip="Touche Échap")
+        self.title = label("", "title", wrap=False)
+        self.patient_box = QHBoxLayout()
+        self.patient_name = label("", "", wrap=False)
+        self.change_patient = big_button("", "Changer")
+        self.therapist_button = big_button(theme.ICON_THERAPIST, "Espace thérapeute")
+        self.avatar: Avatar | None = None
+        header = QFrame()
+        header.setObjectName("header")
+        bar = QHBoxLayout(header)
+        bar.setContentsMargins(16, 8, 16, 8)
+        bar.addWidget(self.back_button)
+        bar.addSpacing(12)
+        bar.addWidget(self.title)
+        bar.addStretch(1)
+        bar.addLayout(self.patient_box)
+        self.patient_box.addWidget(self.patient_name)
+        bar.addWidget(self.change_patient)
+        bar.addSpacing(12)
+        bar.addWidget(self.therapist_button)
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(header)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+        self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        self._escape.setContext(Qt.ShortcutContext.WindowShortcut)
+        self._escape.activated.connect(self.go_back)
+        self.back_button.clicked.connect(self.go_back)
+        self.change_patient.clicked.connect(self.show_profiles)
+        self.therapist_button.clicked.connect(self.open_therapist_area)
+        self.profiles.patients_loaded.connect(self._patients_loaded)
+        self.profiles.patient_chosen.connect(self.select_patient)
+        self.chooser.chosen.connect(lambda kind: self.start_exercise(ExerciseKind(kind)))
+        self.chooser.retry_requested.connect(self.loader.start)
+        self.loader.progress.connect(self.chooser.show_progress)
+        self.loader.ready.connect(self._services_loaded)
+        self.loader.failed.connect(self.chooser.show_error)
+
+        self._show(self.profiles, "profiles", "")
+        self.profiles.reload()
+        self.loader.start()
+
+    # ----- state ----------------------------------------------------------------
+    @property
+    def services(self) -> SpeechServices | None:
+        """The loaded engines (None while loading or after a failure)."""
+        return self.loader.services
+
+    @property
+    def current_screen(self) -> str:
+        """Name of the screen shown (see :attr:`screen_changed`)."""
+        return str(self.stack.currentWidget().property("screen_name") or "")
+
+    def _show(self, widget: QWidget, name: str, title: str) -> None:
+        widget.setProperty("screen_name", name)
+        self.stack.setCurrentWidget(widget)
+        self.title.setText(title)
+        self.back_button.setVisible(name not in ("profiles",))
+        on_patient_screens = name in ("chooser", "free_speech", "repetition", "completion")
+        self.change_patient.setVisible(name == "chooser" and len(self.profiles.patients) > 1)
+        self.patient_name.setVisible(on_patient_screens and self.patient is not None)
+        if self.avatar is not None:
+            self.avatar.setVisible(on_patient_screens)
+        self.therapist_button.setVisible(name != "therapist")
+        self._escape.setEnabled(name != "therapist")  # the area handles its own keys
+        self.banner.clear_message()
+        self.screen_changed.emit(name)
+
+    def _show_error(self, exc: BaseException) -> None:
+        _LOGGER.warning("error shown to the user: %r", exc)
+        self.banner.show_error(french_message(exc))
+
+    # ----- profiles -------------------------------------------------------------
+    def _patients_loaded(self, count: int) -> None:
+        # A single patient at home: straight to the exercises, once, at start-up.
+        if self._auto_skip and count == 1:
+            self.select_patient(self.profiles.patients[0])
+        self._auto_skip = False
+
+    def show_profiles(self) -> None:
+        """Back to "Qui êtes-vous ?"."""
+        self._leave_practice()
+        self._show(self.profiles, "profiles", "")
+        self.profiles.reload()
+
+    def select_patient(self, patient: Patient) -> None:
+        """Practise as ``patient``."""
+        self.patient = patient
+        if self.avatar is not None:
+            self.patient_box.removeWidget(self.avatar)
+            self.avatar.deleteLater()
+        self.avatar = Avatar(patient.initials, patient.avatar_colour, 48)
+        self.patient_box.insertWidget(0, self.avatar)
+        self.patient_name.setText(patient.display_name)
+        self.chooser.greet(patient.display_name)
+        self.show_chooser()
+
+    def show_chooser(self) -> None:
+        """The three exercises."""
+        self._leave_practice()
+        self._show(self.chooser, "chooser", "Choisir un exercice")
+        self.chooser.set_ready(self.services is not None)
+        if self.loader.error:
+            self.chooser.show_error(self.loader.error)
+        self.chooser.focus_first()
+
+    def _services_loaded(self, services: SpeechServices) -> None:
+        self.chooser.set_ready(True)
+        if services.corrector is None:
+            _LOGGER.info("free speech without correction (model not installed)")
+        self.services_ready.emit()
+
+    # ----- exercises --------------------------------------------------------------
+    def start_exercise(self, kind: ExerciseKind) -> PracticeScreen | None:
+        """Open the exercise screen for ``kind`` (engines and patient needed)."""
+        if self.services is None or self.patient is None:
+            return None
+        self._leave_practice()
+        controller = PracticeController(
+            kind,
+            self.services,
+            self.repository,
+            self.patient.id,
+            self.runner,
+            self.content,
+            self.settings,
+        )
+        screen = SCREENS[kind](controller)
+        self.practice = screen
+        self.stack.addWidget(screen)
+        self._show(screen, kind.value, screen.title)
+        screen.start()
+        return screen
+
+    def _leave_practice(self) -> None:
+        screen, self.practice = self.practice, None
+        if screen is None:
+            return
+        screen.leave()
+        self.stack.removeWidget(screen)
+        screen.deleteLater()
+
+    def go_back(self) -> None:
+        """Escape / "Retour": exercise → chooser → profiles."""
+        name = self.current_screen
+        if name in ("free_speech", "repetition", "completion"):
+            self.show_chooser()
+        elif name == "chooser":
+            self.show_profiles()
+        elif name == "therapist":
+            self.close_therapist_area()
+
+    # ----- therapist area -----------------------------------------------------------
+    def open_therapist_area(self) -> None:
+        """The therapist's area (its own login), or a "bientôt disponible" message."""
+        self._leave_practice()
+        try:
+            module = importlib.import_module("therapy_app.gui.therapist")
+            area_class = module.TherapistArea
+        except (ImportError, AttributeError) as exc:
+            _LOGGER.info("therapist area not available: %r", exc)
+            self.banner.show_notice(THERAPIST_SOON)
+            return
+        if self.therapist is None:
+            self.therapist = area_class(self.repository, self.runner)
+            self.therapist.closed.connect(self.close_therapist_area)
+            self.stack.addWidget(self.therapist)
+        self._show(self.therapist, "therapist", "Espace thérapeute")
+
+    def close_therapist_area(self) -> None:
+        """Back to the patient screens when the therapist leaves."""
+        area, self.therapist = self.therapist, None
+        if area is not None:
+            self.stack.removeWidget(area)
+            area.deleteLater()
+        if self.patient is not None:
+            self.show_chooser()
+        else:
+            self.show_profiles()
+
+    # ----- shutdown -------------------------------------------------------------------
+    def shutdown(self) -> None:
+        """End the exercise (its attempt is saved) and stop the workers."""
+        self._leave_practice()
+        self.runner.shutdown(wait=True)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API
+        self.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,1 @@
+"""Patient screens: profile picker, exercise chooser and the three exercise screens."""

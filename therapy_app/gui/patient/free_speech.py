@@ -1,0 +1,116 @@
+"""Free speech: say something, see what was heard and the corrected sentence, repeat it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from therapy_app.gui.patient.choices import ChoiceButton
+from therapy_app.gui.patient.practice_screen import PracticeScreen
+from therapy_app.gui.patient.sentence_view import sentence_html
+from therapy_app.gui.widgets import label
+from therapy_app.practice.controller import PracticeController
+from therapy_app.practice.events import Corrected, Heard, ItemPresented, Proposal, State
+
+INVITATION = "Dites une phrase, comme elle vient."
+NO_CORRECTION = "(La correction automatique n'est pas installée : voici ce que j'ai entendu.)"
+
+
+class FreeSpeechScreen(PracticeScreen):
+    """Free speech: record, "J'ai entendu", "Vouliez-vous dire… ?" (1/2/3), repeat."""
+
+    title = "Parler librement"
+
+    def __init__(self, controller: PracticeController, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        self.invitation = label(INVITATION, "title")
+        self.invitation.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.heard_text = label("", "muted")
+        self.heard_text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.question = label("Vouliez-vous dire… ?", "title")
+        self.note = label(NO_CORRECTION, "muted")
+        self.choices_box = QVBoxLayout()
+        self.choices_box.setSpacing(10)
+        self.chosen = label("", "huge")
+        self.chosen.setTextFormat(Qt.TextFormat.RichText)
+        self.chosen.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.choices: list[ChoiceButton] = []
+        self._chosen_proposal: Proposal | None = None
+        for widget in (self.invitation, self.heard_text, self.question, self.note):
+            self.prompt_area.addWidget(widget)
+        self.prompt_area.addLayout(self.choices_box)
+        self.prompt_area.addWidget(self.chosen)
+        for number in (1, 2, 3):
+            self._add_shortcut(getattr(Qt.Key, f"Key_{number}"), self._picker(number - 1))
+        self._show_invitation()
+
+    def _picker(self, index: int):  # noqa: ANN202 - slot factory
+        return lambda: self.controller.choose(index)
+
+    def _show_invitation(self) -> None:
+        self.invitation.show()
+        self.heard_text.hide()
+        self.question.hide()
+        self.note.hide()
+        self.chosen.hide()
+        self._set_choices([])
+
+    def _set_choices(self, proposals: list[Proposal]) -> None:
+        for button in self.choices:
+            self.choices_box.removeWidget(button)
+            button.deleteLater()
+        self.choices = []
+        for number, proposal in enumerate(proposals, start=1):
+            button = ChoiceButton(number, proposal)
+            button.clicked.connect(self._picker(number - 1))
+            self.choices_box.addWidget(button)
+            self.choices.append(button)
+
+    # ----- events -----------------------------------------------------------
+    def on_heard(self, event: Heard) -> None:
+        if event.is_repetition:
+            return
+        self.invitation.hide()
+        self.chosen.hide()
+        self._set_choices([])
+        self.heard_text.setText(f"J'ai entendu : « {event.text} »" if event.text else "")
+        self.heard_text.setVisible(bool(event.text))
+
+    def on_corrected(self, event: Corrected) -> None:
+        self.question.setText("Vouliez-vous dire… ?" if event.corrected else "Est-ce bien cela ?")
+        self.question.show()
+        self.note.setVisible(not event.corrected)
+        self._set_choices(event.proposals)
+        if self.choices:
+            self.choices[0].setFocus()
+
+    def on_item(self, event: ItemPresented) -> None:
+        # The chosen sentence: shown big, restored words still highlighted.
+        proposal = next((p for p in self.controller.proposals if p.text == event.target), None)
+        self._chosen_proposal = proposal
+        self.question.hide()
+        self.note.hide()
+        self._set_choices([])
+        html = sentence_html(event.target, proposal.diff if proposal else [])
+        self.chosen.setText(html)
+        self.chosen.show()
+
+    def refresh_extra(self, state: State) -> None:
+        if state is State.IDLE and not self.controller.proposals and self.controller.item is None:
+            # A new cycle: back to the invitation, the last result cleared.
+            self._show_invitation()
+            self._clear_feedback()
+
+    def status_text(self, state: State) -> str:
+        if state is State.REVIEWING:
+            count = len(self.choices)
+            keys = " / ".join(str(n) for n in range(1, count + 1))
+            return f"Choisissez la phrase (touche {keys}) ou appuyez sur Entrée."
+        if state is State.AWAITING_REPETITION:
+            return "À vous ! Appuyez sur le bouton rouge et répétez la phrase."
+        return super().status_text(state)
+
+    def next_enabled(self, state: State) -> bool:
+        return state is State.REVIEWING or (
+            state is State.AWAITING_REPETITION and self.controller.item is not None
+        )

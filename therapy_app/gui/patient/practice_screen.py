@@ -1,0 +1,305 @@
+"""What every exercise screen shares: record button, level meter, status, feedback, keyboard."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QProgressBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from therapy_app.gui import theme
+from therapy_app.gui.widgets import Banner, LevelMeter, Stars, big_button, label, set_role
+from therapy_app.practice.controller import PracticeController
+from therapy_app.practice.events import (
+    AttemptSaved,
+    Corrected,
+    CueGiven,
+    ErrorOccurred,
+    Feedback,
+    Heard,
+    ItemPresented,
+    Notice,
+    PracticeEvent,
+    Speaking,
+    State,
+    StateChanged,
+)
+
+_LOGGER = logging.getLogger(__name__)
+
+LEVEL_POLL_MS = 100
+
+# What the patient is told in each state (short, plain French).
+STATUS = {
+    State.IDLE: "Appuyez sur le bouton rouge, puis parlez.",
+    State.RECORDING: "Je vous écoute…",
+    State.RECOGNISING: "J'écoute ce que vous avez dit…",
+    State.CORRECTING: "Je cherche la phrase…",
+    State.REVIEWING: "Vouliez-vous dire… ?",
+    State.SPEAKING: "Écoutez…",
+    State.AWAITING_REPETITION: "À vous ! Appuyez sur le bouton rouge et répétez.",
+    State.SCORING: "Je vérifie…",
+    State.FEEDBACK: "",
+}
+
+
+class PracticeScreen(QWidget):
+    """Base of the exercise screens; subclasses fill :attr:`prompt_area`.
+
+    The screen observes its :class:`PracticeController`: buttons and keys
+    send intents, events redraw the widgets. Keys: Space record/stop, Enter
+    continue/validate, R replay, 1/2/3 pick an alternative (free speech).
+
+    Signals:
+        event_received(object): every controller event, after the redraw.
+        state_changed(str): the controller's new state (``State`` value).
+        attempt_saved(int): an attempt id, once committed.
+    """
+
+    event_received = Signal(object)
+    state_changed = Signal(str)
+    attempt_saved = Signal(int)
+
+    title = ""
+
+    def __init__(self, controller: PracticeController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self._feedback: Feedback | None = None
+
+        self.status = label(STATUS[State.IDLE], "status")
+        self.status.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.banner = Banner()
+        self.prompt_area = QVBoxLayout()
+        self.prompt_area.setSpacing(12)
+
+        self.record_button = big_button(theme.ICON_RECORD, "Parler", "record")
+        self.record_button.setFixedSize(theme.RECORD_BUTTON_SIZE, theme.RECORD_BUTTON_SIZE)
+        self.record_button.setText(f"{theme.ICON_RECORD}\nParler")
+        self.record_button.setToolTip("Espace : commencer ou arrêter l'enregistrement")
+        self.meter = LevelMeter()
+        self.busy = QProgressBar()
+        self.busy.setRange(0, 0)  # indeterminate: the engines give no progress
+        self.busy.setTextVisible(False)
+        self.busy.setFixedWidth(320)
+        self.busy.hide()
+
+        self.feedback_title = label("", "success")
+        self.feedback_title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.stars = Stars()
+        self.heard = label("", "muted")
+        self.heard.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.cue_label = label("", "status")
+        self.cue_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        feedback_box = QVBoxLayout()
+        feedback_box.setSpacing(4)
+        for widget in (self.feedback_title, self.stars, self.cue_label, self.heard):
+            feedback_box.addWidget(widget)
+        self._clear_feedback()
+
+        self.replay_button = big_button(theme.ICON_REPLAY, "Réécouter", tooltip="Touche R")
+        self.my_voice_button = big_button(theme.ICON_PLAY, "Ma voix")
+        self.next_button = big_button(theme.ICON_NEXT, "Suivant", "primary", "Touche Entrée")
+
+        record_column = QVBoxLayout()
+        record_column.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        record_column.addWidget(self.record_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        record_column.addWidget(self.meter, 0, Qt.AlignmentFlag.AlignHCenter)
+        record_column.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignHCenter)
+
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        for button in (self.replay_button, self.my_voice_button, self.next_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+
+        prompt_card = QFrame()
+        set_role(prompt_card, "card")
+        prompt_card.setLayout(self.prompt_area)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(32, 16, 32, 16)
+        layout.setSpacing(14)
+        layout.addWidget(self.banner)
+        layout.addWidget(prompt_card)
+        layout.addWidget(self.status)
+        layout.addLayout(record_column)
+        layout.addLayout(feedback_box)
+        layout.addStretch(1)
+        layout.addLayout(buttons)
+
+        self._poll = QTimer(self)
+        self._poll.setInterval(LEVEL_POLL_MS)
+        self._poll.timeout.connect(self._poll_level)
+
+        self.record_button.clicked.connect(self._toggle_recording)
+        self.replay_button.clicked.connect(self._replay)
+        self.my_voice_button.clicked.connect(self._play_my_voice)
+        self.next_button.clicked.connect(self._next_clicked)
+        self._shortcuts: list[QShortcut] = []
+        self._add_shortcut(Qt.Key.Key_Space, self._toggle_recording)
+        self._add_shortcut(Qt.Key.Key_Return, self._continue)
+        self._add_shortcut(Qt.Key.Key_Enter, self._continue)
+        self._add_shortcut(Qt.Key.Key_R, self._replay)
+        controller.subscribe(self._on_event)
+
+    # ----- keyboard -----------------------------------------------------------
+    def _add_shortcut(self, key: Qt.Key, slot: object) -> QShortcut:
+        shortcut = QShortcut(QKeySequence(key), self)
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        shortcut.setAutoRepeat(False)  # a held key must not start and stop a recording
+        shortcut.activated.connect(slot)
+        self._shortcuts.append(shortcut)
+        return shortcut
+
+    # ----- intents ------------------------------------------------------------
+    def start(self) -> None:
+        """Begin the exercise (the controller opens the session and says the first item)."""
+        self.controller.begin()
+        self._refresh()
+
+    def leave(self) -> None:
+        """End the exercise (Escape or the back button)."""
+        self._poll.stop()
+        self.controller.end()
+
+    def _toggle_recording(self) -> None:
+        self.banner.clear_message()
+        self.controller.toggle_recording()
+
+    def _replay(self) -> None:
+        self.controller.replay()
+
+    def _play_my_voice(self) -> None:
+        self.controller.play_recording()
+
+    def _continue(self) -> None:
+        # Enter only validates: skipping an item on a stray key press would be unkind.
+        self.controller.confirm()
+
+    def _next_clicked(self) -> None:
+        if self.controller.state in (State.REVIEWING, State.FEEDBACK):
+            self.controller.confirm()
+        else:
+            self.controller.next_item()
+
+    # ----- events ---------------------------------------------------------------
+    def _on_event(self, event: PracticeEvent) -> None:
+        if isinstance(event, StateChanged):
+            self._on_state(event.state)
+        elif isinstance(event, ItemPresented):
+            self._clear_feedback()
+            self.on_item(event)
+        elif isinstance(event, Heard):
+            self.on_heard(event)
+        elif isinstance(event, Corrected):
+            self.on_corrected(event)
+        elif isinstance(event, Speaking):
+            pass
+        elif isinstance(event, CueGiven):
+            self.on_cue(event)
+        elif isinstance(event, Feedback):
+            self._show_feedback(event)
+        elif isinstance(event, AttemptSaved):
+            self.attempt_saved.emit(event.attempt_id)
+        elif isinstance(event, Notice):
+            self.banner.show_notice(event.message)
+        elif isinstance(event, ErrorOccurred):
+            self.banner.show_error(event.message)
+        self._refresh()
+        self.event_received.emit(event)
+
+    def _on_state(self, state: State) -> None:
+        if state is State.RECORDING:
+            self._clear_feedback()
+            self._poll.start()
+        else:
+            self._poll.stop()
+            self.meter.set_level(0.0)
+        self.state_changed.emit(state.value)
+
+    def _poll_level(self) -> None:
+        self.meter.set_level(self.controller.input_level)
+
+    def _clear_feedback(self) -> None:
+        self._feedback = None
+        for widget in (self.feedback_title, self.stars, self.cue_label, self.heard):
+            widget.hide()
+
+    def _show_feedback(self, feedback: Feedback) -> None:
+        self._feedback = feedback
+        if feedback.success:
+            set_role(self.feedback_title, "success")
+            self.feedback_title.setText(f"{theme.ICON_CHECK}  {feedback.message}")
+            self.stars.set_count(feedback.stars)
+            self.stars.show()
+        else:
+            set_role(self.feedback_title, "encourage")
+            self.feedback_title.setText(feedback.message)
+            self.stars.hide()
+        self.feedback_title.show()
+        if feedback.heard:
+            self.heard.setText(f"J'ai entendu : « {feedback.heard} »")
+            self.heard.show()
+        self.cue_label.hide()
+
+    # ----- redraw -------------------------------------------------------------
+    def _refresh(self) -> None:
+        state = self.controller.state
+        recording = state is State.RECORDING
+        self.record_button.setText(
+            f"{theme.ICON_STOP}\nArrêter" if recording else f"{theme.ICON_RECORD}\nParler"
+        )
+        self.record_button.setProperty("recording", "true" if recording else "false")
+        self.record_button.style().unpolish(self.record_button)
+        self.record_button.style().polish(self.record_button)
+        self.record_button.setEnabled(not state.busy)
+        self.meter.setVisible(not state.busy)
+        self.busy.setVisible(state.busy)
+        self.replay_button.setEnabled(self.controller.can_replay)
+        self.my_voice_button.setEnabled(
+            self.controller.has_recording and not state.busy and not recording
+        )
+        finished = self._feedback is not None and self._feedback.item_finished
+        self.next_button.setEnabled(
+            (state is State.FEEDBACK and finished) or self.next_enabled(state)
+        )
+        self.status.setText(self.status_text(state))
+        self.refresh_extra(state)
+
+    def status_text(self, state: State) -> str:
+        """The instruction line for ``state`` (subclasses may adapt it)."""
+        if state is State.FEEDBACK:
+            if self._feedback is not None and self._feedback.item_finished:
+                return "Entrée : continuer.   Espace : recommencer."
+            return ""
+        return STATUS[state]
+
+    # ----- hooks for subclasses -------------------------------------------------
+    def next_enabled(self, state: State) -> bool:
+        """Whether "Suivant" is usable outside the feedback (skip an item)."""
+        return state in (State.AWAITING_REPETITION, State.IDLE) and self.controller.item is not None
+
+    def on_item(self, event: ItemPresented) -> None:
+        """A new item: show its prompt."""
+
+    def on_heard(self, event: Heard) -> None:
+        """The transcript of the last recording."""
+
+    def on_corrected(self, event: Corrected) -> None:
+        """Free speech proposals."""
+
+    def on_cue(self, event: CueGiven) -> None:
+        """Help after a failed try: shown under the feedback."""
+        self.cue_label.setText(event.cue.message)
+        self.cue_label.show()
+
+    def refresh_extra(self, state: State) -> None:
+        """Update the subclass's own widgets."""

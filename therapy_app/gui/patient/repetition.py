@@ -1,0 +1,67 @@
+"""Repetition: the app says a sentence from the graded list, the patient repeats it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QWidget
+
+from therapy_app.gui.patient.practice_screen import PracticeScreen
+from therapy_app.gui.widgets import big_button, label
+from therapy_app.practice.controller import PracticeController
+from therapy_app.practice.events import CueGiven, ItemPresented, State
+
+LEVEL_NAMES = {1: "Courtes", 2: "Moyennes", 3: "Longues"}
+
+
+class RepetitionScreen(PracticeScreen):
+    """Sentence on screen and spoken; on a miss, slower, word by word, first word given."""
+
+    title = "Répéter des phrases"
+
+    def __init__(self, controller: PracticeController, parent: QWidget | None = None) -> None:
+        super().__init__(controller, parent)
+        top = QHBoxLayout()
+        top.addWidget(label("Phrases :", "muted", wrap=False))
+        self.level_group = QButtonGroup(self)
+        self.level_buttons = {}
+        for level, name in LEVEL_NAMES.items():
+            button = big_button("", name)
+            button.setCheckable(True)
+            button.setChecked(level == controller.level)
+            button.setAutoDefault(False)
+            self.level_group.addButton(button, level)
+            self.level_buttons[level] = button
+            top.addWidget(button)
+        top.addStretch(1)
+        self.counter = label("", "muted", wrap=False)
+        top.addWidget(self.counter)
+        self.sentence = label("", "huge")
+        self.sentence.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.cue_display = label("", "title")
+        self.cue_display.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.cue_display.setStyleSheet("color: #0b4f9c; letter-spacing: 1px;")
+        self.cue_display.hide()
+        self.prompt_area.addLayout(top)
+        self.prompt_area.addWidget(self.sentence)
+        self.prompt_area.addWidget(self.cue_display)
+        self.level_group.idClicked.connect(self._level_clicked)
+
+    def _level_clicked(self, level: int) -> None:
+        if not self.controller.set_level(level):
+            self.level_buttons[self.controller.level].setChecked(True)
+
+    def on_item(self, event: ItemPresented) -> None:
+        self.sentence.setText(event.prompt)
+        self.counter.setText(f"Phrase {event.index + 1} sur {event.count}")
+        self.cue_display.hide()
+
+    def on_cue(self, event: CueGiven) -> None:
+        super().on_cue(event)
+        cue = event.cue
+        self.cue_display.setText(cue.display if cue.level >= 2 else "")
+        self.cue_display.setVisible(cue.level >= 2)
+
+    def refresh_extra(self, state: State) -> None:
+        idle = not state.busy and state is not State.RECORDING
+        for button in self.level_buttons.values():
+            button.setEnabled(idle)

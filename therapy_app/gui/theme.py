@@ -1,0 +1,147 @@
+"""The patient-facing look: large type, high contrast, big buttons, one style sheet for the app."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
+from PySide6.QtWidgets import QApplication
+
+_LOGGER = logging.getLogger(__name__)
+
+# Sizes: people with aphasia often have a right hemiplegia, visual field
+# deficits and reading difficulties. Large type and large targets help all three.
+BASE_POINT_SIZE = 18
+LARGE_POINT_SIZE = 24
+HUGE_POINT_SIZE = 32
+BUTTON_MIN_HEIGHT = 64
+RECORD_BUTTON_SIZE = 160
+
+# Colours: dark text on white (contrast > 12:1); accents pass WCAG AA on white.
+TEXT = "#111111"
+BACKGROUND = "#ffffff"
+SURFACE = "#f1f4f8"
+ACCENT = "#0b4f9c"  # blue buttons, 8.6:1 with white text
+ACCENT_DARK = "#083a73"
+RECORD = "#b3261e"  # red record button, 6.5:1 with white text
+SUCCESS = "#1b6e20"  # green "Bravo", 6.2:1 on white
+ENCOURAGE = "#8a4b00"  # warm brown-orange for "Essayons encore" (not red: not a failure)
+RESTORED = "#0b6b3a"  # restored words: green, underlined
+CHANGED = "#0b4f9c"  # changed words: blue, underlined
+MUTED = "#444444"
+BORDER = "#5a6470"
+FOCUS = "#ffbf00"  # thick amber focus ring, visible on blue and white
+
+# Unicode symbols next to short words (DejaVu Sans has them all).
+ICON_RECORD = "●"
+ICON_STOP = "■"
+ICON_PLAY = "▶"
+ICON_REPLAY = "↻"
+ICON_NEXT = "➜"
+ICON_BACK = "←"
+ICON_CHECK = "✔"
+ICON_STAR = "★"
+ICON_STAR_EMPTY = "☆"
+ICON_PENCIL = "✎"
+ICON_THERAPIST = "⚕"
+ICON_ADD = "+"
+# No emoji: they are missing from DejaVu Sans and would render as boxes.
+
+FONT_FAMILIES = ("DejaVu Sans", "Segoe UI", "Helvetica Neue", "Arial")
+
+
+def pick_font_family() -> str:
+    """The first installed family of :data:`FONT_FAMILIES` (DejaVu on Linux)."""
+    families = set(QFontDatabase.families())
+    for family in FONT_FAMILIES:
+        if family in families:
+            return family
+    _LOGGER.warning("none of %s installed; using the default font", FONT_FAMILIES)
+    return QFont().family()
+
+
+def style_sheet() -> str:
+    """The application style sheet (the therapist area reads it too)."""
+    return f"""
+QWidget {{ font-size: {BASE_POINT_SIZE}pt; color: {TEXT}; }}
+QMainWindow, QStackedWidget > QWidget {{ background: {BACKGROUND}; }}
+QLabel[role="title"] {{ font-size: {LARGE_POINT_SIZE}pt; font-weight: bold; }}
+QLabel[role="huge"] {{ font-size: {HUGE_POINT_SIZE}pt; font-weight: bold; }}
+QLabel[role="muted"] {{ color: {MUTED}; }}
+QLabel[role="status"] {{ font-size: {LARGE_POINT_SIZE}pt; color: {ACCENT_DARK}; }}
+QLabel[role="error"] {{
+    color: #7a0000; background: #fdecea; border: 2px solid #b3261e;
+    border-radius: 10px; padding: 12px;
+}}
+QLabel[role="notice"] {{
+    color: {TEXT}; background: #fff4d6; border: 2px solid #b27a00;
+    border-radius: 10px; padding: 12px;
+}}
+QLabel[role="success"] {{ font-size: {HUGE_POINT_SIZE}pt; font-weight: bold; color: {SUCCESS}; }}
+QLabel[role="encourage"] {{
+    font-size: {HUGE_POINT_SIZE}pt; font-weight: bold; color: {ENCOURAGE};
+}}
+QFrame[role="card"] {{
+    background: {SURFACE}; border: 2px solid #c9d1db; border-radius: 14px;
+}}
+QPushButton {{
+    min-height: {BUTTON_MIN_HEIGHT}px; padding: 6px 22px; border-radius: 12px;
+    background: {SURFACE}; border: 2px solid {BORDER}; font-size: {BASE_POINT_SIZE}pt;
+}}
+QPushButton:hover {{ background: #e2e8f0; }}
+QPushButton:focus {{ border: 4px solid {FOCUS}; }}
+QPushButton:disabled {{ color: #8a8a8a; border-color: #b8b8b8; background: #f6f6f6; }}
+QPushButton[role="primary"] {{ background: {ACCENT}; color: white; border-color: {ACCENT_DARK}; }}
+QPushButton[role="primary"]:hover {{ background: {ACCENT_DARK}; }}
+QPushButton[role="primary"]:focus {{ border: 4px solid {FOCUS}; }}
+QPushButton[role="primary"]:disabled {{ background: #9bb3d1; color: #f0f0f0; }}
+QPushButton[role="record"] {{
+    background: {RECORD}; color: white; border: 4px solid #7a1a14;
+    border-radius: {RECORD_BUTTON_SIZE // 2}px; font-size: {LARGE_POINT_SIZE}pt;
+    font-weight: bold;
+}}
+QPushButton[role="record"]:focus {{ border: 6px solid {FOCUS}; }}
+QPushButton[role="record"][recording="true"] {{ background: #5c0f0a; }}
+QPushButton[role="record"]:disabled {{ background: #d9a3a0; border-color: #c08a86; }}
+QPushButton[role="choice"] {{
+    text-align: left; padding: 10px 20px; font-size: {LARGE_POINT_SIZE}pt;
+    background: white; border: 3px solid {ACCENT};
+}}
+QPushButton[role="exercise"] {{
+    min-height: 120px; font-size: {LARGE_POINT_SIZE}pt; font-weight: bold;
+    background: white; border: 3px solid {ACCENT}; text-align: left; padding: 12px 28px;
+}}
+QPushButton[role="profile"] {{
+    min-height: 96px; font-size: {LARGE_POINT_SIZE}pt; text-align: left; padding: 8px 24px;
+    background: white; border: 3px solid {BORDER};
+}}
+QLineEdit {{
+    min-height: 56px; font-size: {LARGE_POINT_SIZE}pt; padding: 4px 12px;
+    border: 3px solid {BORDER}; border-radius: 10px; background: white;
+}}
+QLineEdit:focus {{ border-color: {FOCUS}; }}
+QProgressBar {{
+    min-height: 36px; border: 2px solid {BORDER}; border-radius: 10px; text-align: center;
+    background: white;
+}}
+QProgressBar::chunk {{ background: {ACCENT}; border-radius: 8px; }}
+QFrame#header {{ background: {SURFACE}; border-bottom: 2px solid #c9d1db; }}
+"""
+
+
+def apply_theme(app: QApplication) -> None:
+    """Font, palette and style sheet for the whole application."""
+    font = QFont(pick_font_family())
+    font.setPointSize(BASE_POINT_SIZE)
+    app.setFont(font)
+    palette = app.palette()
+    palette.setColor(QPalette.ColorRole.Window, QColor(BACKGROUND))
+    palette.setColor(QPalette.ColorRole.WindowText, QColor(TEXT))
+    palette.setColor(QPalette.ColorRole.Base, QColor("#ffffff"))
+    palette.setColor(QPalette.ColorRole.Text, QColor(TEXT))
+    palette.setColor(QPalette.ColorRole.Button, QColor(SURFACE))
+    palette.setColor(QPalette.ColorRole.ButtonText, QColor(TEXT))
+    palette.setColor(QPalette.ColorRole.Highlight, QColor(ACCENT))
+    palette.setColor(QPalette.ColorRole.HighlightedText, QColor("#ffffff"))
+    app.setPalette(palette)
+    app.setStyleSheet(style_sheet())

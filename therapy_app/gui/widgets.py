@@ -1,0 +1,160 @@
+"""Small reusable widgets: big buttons, initials avatar, level meter, stars, message banner."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent
+from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QWidget
+
+from therapy_app.gui import theme
+
+
+def set_role(widget: QWidget, role: str) -> None:
+    """Give ``widget`` a style-sheet role and re-apply the sheet."""
+    widget.setProperty("role", role)
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)
+
+
+def big_button(icon: str, text: str, role: str = "", tooltip: str = "") -> QPushButton:
+    """A button with a symbol next to a short word; Enter clicks it when focused."""
+    button = QPushButton(f"{icon}  {text}" if icon else text)
+    button.setAutoDefault(True)  # Enter on a focused button clicks it (no dialog needed)
+    button.setMinimumHeight(theme.BUTTON_MIN_HEIGHT)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    button.setAccessibleName(text)
+    if tooltip:
+        button.setToolTip(tooltip)
+    if role:
+        set_role(button, role)
+    return button
+
+
+def label(text: str = "", role: str = "", wrap: bool = True) -> QLabel:
+    """A label with a style-sheet role, word-wrapped by default."""
+    widget = QLabel(text)
+    widget.setWordWrap(wrap)
+    widget.setTextFormat(Qt.TextFormat.PlainText)
+    if role:
+        set_role(widget, role)
+    return widget
+
+
+class Avatar(QWidget):
+    """A coloured circle with the patient's initials.
+
+    Args:
+        initials: one to three letters.
+        colour: "#rrggbb" background.
+        size: diameter in pixels.
+    """
+
+    def __init__(self, initials: str, colour: str, size: int = 72, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.initials = initials
+        self.colour = colour
+        self._size = size
+        self.setFixedSize(size, size)
+        self.setAccessibleName(f"Initiales {initials}")
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        return QSize(self._size, self._size)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setBrush(QColor(self.colour))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.drawEllipse(QRectF(1, 1, self._size - 2, self._size - 2))
+        font = QFont(self.font())
+        font.setPixelSize(int(self._size * 0.38))
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(QColor("white"))
+        painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.initials)
+
+
+class LevelMeter(QWidget):
+    """Horizontal bar of the microphone level (0..1), green to amber, with a peak hold."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._level = 0.0
+        self._peak = 0.0
+        self.setMinimumSize(320, 36)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setAccessibleName("Niveau du micro")
+
+    @property
+    def level(self) -> float:
+        """Last level shown."""
+        return self._level
+
+    def set_level(self, level: float) -> None:
+        """Show ``level`` (peak amplitude 0..1; shown on a square-root scale so speech fills it)."""
+        self._level = max(0.0, min(1.0, level))
+        self._peak = max(self._level, self._peak * 0.9)
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.rect()).adjusted(1, 1, -1, -1)
+        painter.setPen(QColor(theme.BORDER))
+        painter.setBrush(QColor("white"))
+        painter.drawRoundedRect(rect, 8, 8)
+        fill = rect.adjusted(3, 3, -3, -3)
+        shown = self._level**0.5
+        if shown > 0.01:
+            fill.setWidth(fill.width() * shown)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor("#2e7d32" if shown < 0.85 else "#c77700"))
+            painter.drawRoundedRect(fill, 6, 6)
+        peak_x = rect.left() + 3 + (rect.width() - 6) * self._peak**0.5
+        if self._peak > 0.01:
+            painter.setPen(QColor(theme.TEXT))
+            painter.drawLine(int(peak_x), int(rect.top() + 4), int(peak_x), int(rect.bottom() - 4))
+
+
+class Stars(QLabel):
+    """Zero to three stars, as text (★☆), large and golden."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setStyleSheet(f"font-size: {theme.HUGE_POINT_SIZE + 8}pt; color: #c98a00;")
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.set_count(0)
+
+    def set_count(self, count: int) -> None:
+        """Show ``count`` filled stars out of 3."""
+        count = max(0, min(3, count))
+        self.count = count
+        self.setText(theme.ICON_STAR * count + theme.ICON_STAR_EMPTY * (3 - count))
+        self.setAccessibleName(f"{count} étoile{'s' if count > 1 else ''} sur 3")
+
+
+class Banner(QLabel):
+    """A message box inside the page: French errors and notices, never a modal dialog."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.hide()
+
+    def show_error(self, text: str) -> None:
+        """Show ``text`` as an error (red frame)."""
+        set_role(self, "error")
+        self.setText(f"⚠  {text}")
+        self.show()
+
+    def show_notice(self, text: str) -> None:
+        """Show ``text`` as a notice (amber frame)."""
+        set_role(self, "notice")
+        self.setText(text)
+        self.show()
+
+    def clear_message(self) -> None:
+        """Hide the banner."""
+        self.setText("")
+        self.hide()
