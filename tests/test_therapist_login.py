@@ -178,3 +178,22 @@ def test_validation_messages(args: tuple[str, str, str], expected: str | None) -
 def test_lock_message_formats_the_wait() -> None:
     assert lock_message(5).endswith("Réessayez dans 5 s.")
     assert lock_message(65).endswith("Réessayez dans 1 min 05 s.")
+
+
+def test_area_deleted_with_a_job_in_flight(
+    qtbot, therapist_repo: SessionRepository, therapist_runner
+) -> None:
+    from therapy_app.gui.therapist import TherapistArea
+
+    area = TherapistArea(therapist_repo, therapist_runner)  # asks storage at once
+    assert therapist_runner.busy
+    with qtbot.waitSignal(
+        therapist_runner.busy_changed, timeout=SIGNAL_TIMEOUT_MS, check_params_cb=lambda b: not b
+    ):
+        area.deleteLater()
+    # The dropped result arrives before this later job's, and must not reach the dead widget
+    # (pytest-qt fails the test on an exception raised in a Qt callback).
+    done: list[int] = []
+    with qtbot.waitSignal(therapist_runner.finished, timeout=SIGNAL_TIMEOUT_MS):
+        therapist_runner.submit(lambda: 1, on_done=done.append, pool="db")
+    assert done == [1]

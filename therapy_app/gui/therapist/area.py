@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -34,10 +34,26 @@ _LOGGER = logging.getLogger(__name__)
 IDLE_LOCK_MS = 10 * 60 * 1000
 """Without a click or a key for this long the area locks itself: a patient sitting
 down at a computer the therapist left open must not see everyone's results."""
+JOB_GROUPS = (
+    "therapist-login",
+    "therapist-patients",
+    "therapist-history",
+    "therapist-attempts",
+    "therapist-attempt",
+    "therapist-playback",
+    "therapist-progress",
+    "therapist-export",
+)
+"""Every runner group the area's screens submit to (cancelled when the area goes away)."""
 _ACTIVITY_EVENTS = frozenset(
     {QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel}
 )
 TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS = 0, 1, 2
+
+
+def _cancel_groups(runner: TaskRunner) -> None:
+    for group in JOB_GROUPS:
+        runner.cancel_stale(group)
 
 
 def avatar_icon(patient: Patient, size: int = 40) -> QIcon:
@@ -106,6 +122,7 @@ class TherapistArea(QWidget):
         self._runner = runner if runner is not None else TaskRunner(parent=self)
         self._username: str | None = None
         self._patients: dict[int, Patient] = {}
+        self._login_stale = False
         apply_style(self)
 
         self.login = LoginPage(repository, self._runner)
@@ -176,7 +193,7 @@ class TherapistArea(QWidget):
         self._watcher = _ActivityWatcher(self._idle, self)
 
         self.login.authenticated.connect(self._on_authenticated)
-        self.login.cancelled.connect(self.closed)
+        self.login.cancelled.connect(self.leave)
         self.lock_button.clicked.connect(self.leave)
         self.patient_list.currentItemChanged.connect(self._on_patient_changed)
         self.history.attempt_activated.connect(self.open_attempt)
@@ -184,6 +201,11 @@ class TherapistArea(QWidget):
         self.detail.transcript_saved.connect(self._on_transcript_saved)
         for failed in (self.history.failed, self.progress.failed):
             failed.connect(self._show_message)
+        if runner is not None:
+            # The shell deletes the area with jobs possibly in flight: drop their
+            # results (the lambda holds the shared runner, not the dying widget).
+            # An owned runner dies with the area and delivers nothing anyway.
+            self.destroyed.connect(lambda *_: _cancel_groups(runner))
         self.login.refresh()
 
     # -- state ------------------------------------------------------------------
@@ -259,9 +281,15 @@ class TherapistArea(QWidget):
         self.patients_loaded.emit(len(patients))
         if patients:
             self.patient_list.setCurrentRow(0)
+        self.patient_list.setFocus()
 
-    def lock(self) -> None:
-        """Clear everything shown and go back to the password page."""
+    def lock(self, *, refresh: bool = True) -> None:
+        """Clear everything shown and go back to the password page.
+
+        Args:
+            refresh: ask storage again whether an account exists (skipped when
+                the area is about to go away; :meth:`showEvent` asks then).
+        """
         self.detail.clear()
         self.history.clear()
         self.progress.clear()
@@ -283,12 +311,21 @@ class TherapistArea(QWidget):
         if app is not None:
             app.removeEventFilter(self._watcher)
         self.stack.setCurrentWidget(self.login)
-        self.login.refresh()
+        self._login_stale = not refresh
+        if refresh:
+            self.login.refresh()
 
     def leave(self) -> None:
         """Lock and tell the shell to show the patient screens again."""
-        self.lock()
+        self.lock(refresh=False)
+        _cancel_groups(self._runner)
         self.closed.emit()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        if self._login_stale and not self.is_unlocked:
+            self._login_stale = False
+            self.login.refresh()
+        super().showEvent(event)
 
     def _idle_timeout(self) -> None:
         _LOGGER.info("therapist area locked after %d min without activity", IDLE_LOCK_MS // 60000)

@@ -201,6 +201,7 @@ class ExportPanel(QWidget):
     def _show_status(self, text: str, role: str = "muted") -> None:
         set_role(self.status, role)
         self.status.setText(text)
+        self.status.setVisible(bool(text))
 
     # -- dialogs ----------------------------------------------------------------
 

@@ -200,6 +200,7 @@ class LoginPage(QWidget):
     def _show_message(self, text: str, role: str = "error") -> None:
         set_role(self.message, role)
         self.message.setText(text)
+        self.message.setVisible(bool(text))  # the error style draws a box even when empty
         if text:
             self.message_shown.emit(text)
 

@@ -1,38 +1,73 @@
-"""Look of the therapist area: large type, the app theme when present, a few local rules."""
+"""Look of the therapist area: the app theme's colours and focus ring, denser sizes (14 pt)."""
 
 from __future__ import annotations
 
 import importlib
 import logging
+from types import ModuleType
 
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QWidget
 
 _LOGGER = logging.getLogger(__name__)
 
+
+def _theme() -> ModuleType | None:
+    # The shell's theme module may be missing from a trimmed build: the area
+    # then stands alone with the same colours written here.
+    try:
+        return importlib.import_module("therapy_app.gui.theme")
+    except ImportError:
+        return None
+
+
+_THEME = _theme()
+
 BASE_POINT_SIZE = 14
-"""Therapists are not the patients: 14 pt is large enough and leaves room for tables."""
+"""Therapists are not the patients: 14 pt is large enough and leaves room for tables
+(the patient screens use the theme's 18 pt)."""
 TITLE_POINT_SIZE = 20
-ACCENT = "#1f5fa8"
-ERROR = "#b00020"
-MUTED = "#555555"
-SERIES_COLOURS = ("#1f5fa8", "#2e7d32", "#c45100", "#6a1b9a")
+ACCENT: str = getattr(_THEME, "ACCENT", "#0b4f9c")
+ACCENT_DARK: str = getattr(_THEME, "ACCENT_DARK", "#083a73")
+FOCUS: str = getattr(_THEME, "FOCUS", "#ffbf00")
+BORDER: str = getattr(_THEME, "BORDER", "#5a6470")
+SURFACE: str = getattr(_THEME, "SURFACE", "#f1f4f8")
+SUCCESS: str = getattr(_THEME, "SUCCESS", "#1b6e20")
+MUTED: str = getattr(_THEME, "MUTED", "#444444")
+ERROR = "#7a0000"
+SERIES_COLOURS = (ACCENT, "#2e7d32", "#c45100", "#6a1b9a")
 """One colour per progress chart, in ``exports.labels.CHART_METRICS`` order."""
 
-# The size goes in the sheet, not only setFont(): a sheet rule that sets any font
-# property (bold) would otherwise fall back to the application's default size.
+# Rules after the theme's: the same selectors with the therapist sizes win, the
+# theme's colours, borders and focus ring stay. The size sits in the sheet, not
+# only in setFont(): a rule that sets any font property would otherwise fall
+# back to the application's default size.
 _STYLE_SHEET = f"""
 QWidget {{ font-size: {BASE_POINT_SIZE}pt; }}
 QLabel[role="title"] {{ font-size: {TITLE_POINT_SIZE}pt; font-weight: bold; }}
 QLabel[role="section"] {{ font-size: {BASE_POINT_SIZE + 2}pt; font-weight: bold; }}
 QLabel[role="muted"] {{ color: {MUTED}; }}
-QLabel[role="error"] {{ color: {ERROR}; font-weight: bold; }}
-QLabel[role="success"] {{ color: #2e7d32; font-weight: bold; }}
-QPushButton {{ padding: 6px 14px; }}
-QPushButton[role="primary"] {{
-    background: {ACCENT}; color: white; border: none; border-radius: 6px; padding: 8px 18px;
+QLabel[role="error"] {{
+    color: {ERROR}; font-weight: bold; background: #fdecea; border: 2px solid #b3261e;
+    border-radius: 8px; padding: 6px 10px;
 }}
-QPushButton[role="primary"]:disabled {{ background: #9bb3d1; }}
+QLabel[role="success"] {{ font-size: {BASE_POINT_SIZE}pt; color: {SUCCESS}; font-weight: bold; }}
+QPushButton {{
+    min-height: 36px; padding: 4px 16px; border-radius: 8px; font-size: {BASE_POINT_SIZE}pt;
+    background: {SURFACE}; border: 2px solid {BORDER};
+}}
+QPushButton:hover {{ background: #e2e8f0; }}
+QPushButton:focus {{ border: 3px solid {FOCUS}; }}
+QPushButton:disabled {{ color: #8a8a8a; border-color: #b8b8b8; background: #f6f6f6; }}
+QPushButton[role="primary"] {{ background: {ACCENT}; color: white; border-color: {ACCENT_DARK}; }}
+QPushButton[role="primary"]:hover {{ background: {ACCENT_DARK}; }}
+QPushButton[role="primary"]:focus {{ border: 3px solid {FOCUS}; }}
+QPushButton[role="primary"]:disabled {{ background: #9bb3d1; color: #f0f0f0; }}
+QLineEdit {{
+    min-height: 32px; font-size: {BASE_POINT_SIZE}pt; padding: 2px 8px;
+    border: 2px solid {BORDER}; border-radius: 6px; background: white;
+}}
+QLineEdit:focus {{ border-color: {FOCUS}; }}
 QTableView {{ gridline-color: #d0d0d0; }}
 QHeaderView::section {{ font-size: {BASE_POINT_SIZE - 2}pt; font-weight: bold; padding: 3px; }}
 QCheckBox::indicator {{ width: 20px; height: 20px; }}
@@ -41,23 +76,12 @@ QGroupBox QWidget {{ font-weight: normal; }}
 """
 
 
-def _app_theme_sheet() -> str:
-    # The shell's theme module may not exist yet (or ever, in a trimmed build):
-    # use its style sheet when it offers one, else stand alone.
-    try:
-        theme = importlib.import_module("therapy_app.gui.theme")
-    except ImportError:
-        return ""
-    for name in ("style_sheet", "stylesheet", "STYLE_SHEET", "STYLESHEET"):
-        value = getattr(theme, name, None)
-        if callable(value):
-            try:
-                value = value()
-            except TypeError:
-                continue
-        if isinstance(value, str):
-            return value
-    return ""
+def style_sheet() -> str:
+    """The theme's sheet (when there is one) followed by the therapist overrides."""
+    base = ""
+    if _THEME is not None and callable(getattr(_THEME, "style_sheet", None)):
+        base = _THEME.style_sheet()
+    return base + _STYLE_SHEET
 
 
 def apply_style(widget: QWidget) -> None:
@@ -65,7 +89,7 @@ def apply_style(widget: QWidget) -> None:
     font = QFont(widget.font())
     font.setPointSize(BASE_POINT_SIZE)
     widget.setFont(font)
-    widget.setStyleSheet(_app_theme_sheet() + _STYLE_SHEET)
+    widget.setStyleSheet(style_sheet())
 
 
 def set_role(widget: QWidget, role: str) -> None:
