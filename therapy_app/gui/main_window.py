@@ -6,7 +6,7 @@ import importlib
 import logging
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -171,7 +171,26 @@ class MainWindow(QMainWindow):
         self.therapist_button.setVisible(name != "therapist")
         self._escape.setEnabled(name != "therapist")  # the area handles its own keys
         self.banner.clear_message()
+        QTimer.singleShot(0, self.focus_screen)
         self.screen_changed.emit(name)
+
+    def focus_screen(self) -> None:
+        """Give the keyboard focus to the current screen's main control.
+
+        Qt would otherwise focus the first header button when the window is
+        shown or activated, and Enter would open the therapist area.
+        """
+        widget = self.stack.currentWidget()
+        focus = getattr(widget, "focus_default", None)
+        if callable(focus):
+            focus()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow():
+            focused = self.focusWidget()
+            if focused is None or not self.stack.isAncestorOf(focused):
+                QTimer.singleShot(0, self.focus_screen)
 
     def _show_error(self, exc: BaseException) -> None:
         _LOGGER.warning("error shown to the user: %r", exc)

@@ -92,10 +92,14 @@ class ExerciseChooser(QWidget):
             self.focus_first()
 
     def focus_first(self) -> None:
-        """Put the keyboard focus on the first exercise."""
+        """Put the keyboard focus on the first exercise (or "Réessayer" after an error)."""
         first = self.buttons[ExerciseKind.FREE_SPEECH]
         if first.isEnabled():
             first.setFocus()
+        elif self.retry_button.isVisible():
+            self.retry_button.setFocus()
+
+    focus_default = focus_first
 
     def show_progress(self, done: int, total: int, step: str) -> None:
         """ "Préparation : Reconnaissance vocale (2 sur 4)…"."""

@@ -165,6 +165,10 @@ class PracticeScreen(QWidget):
         self.controller.begin()
         self._refresh()
 
+    def focus_default(self) -> None:
+        """Focus the record button (Space works anywhere on the screen anyway)."""
+        self.record_button.setFocus()
+
     def leave(self) -> None:
         """End the exercise (Escape or the back button)."""
         self._poll.stop()

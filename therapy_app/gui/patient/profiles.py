@@ -175,10 +175,17 @@ class ProfileScreen(QWidget):
             self.buttons.append(button)
         if patients:
             self.pages.setCurrentWidget(self.list_page)
-            self.buttons[0].setFocus()
+            self.focus_default()
         else:
             self._show_form(first_run=True)
         self.patients_loaded.emit(len(patients))
+
+    def focus_default(self) -> None:
+        """Focus the first profile, or the name field of the form."""
+        if self.pages.currentWidget() is self.form:
+            self.form.name.setFocus()
+        elif self.buttons:
+            self.buttons[0].setFocus()
 
     def _show_form(self, first_run: bool) -> None:
         self.form.reset(first_run)
