@@ -20,8 +20,9 @@ PULSE_SOURCE = "vmic"
 
 
 @pytest.fixture(autouse=True)
-def user_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-                  ) -> Path:
+def user_data_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """Every test gets an empty user data folder: nothing touches the real home."""
     folder = tmp_path_factory.mktemp("user-data")
     monkeypatch.setenv("THERAPY_APP_DATA_DIR", str(folder))
@@ -47,8 +48,7 @@ def _unavailable(reason: str) -> None:
 
 
 def _pactl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["pactl", *args], capture_output=True, text=True, timeout=10,
-                          check=False)
+    return subprocess.run(["pactl", *args], capture_output=True, text=True, timeout=10, check=False)
 
 
 @pytest.fixture(scope="session")
@@ -76,5 +76,12 @@ def pulse_server() -> str:
     missing = [s for s in PULSE_SINKS if s not in sinks]
     missing += [PULSE_SOURCE] if PULSE_SOURCE not in sources else []
     if missing:
-        _unavailable(f"PulseAudio lacks the virtual devices {missing}: run scripts/pulse_virtual.sh")
+        _unavailable(
+            f"PulseAudio lacks the virtual devices {missing}: run scripts/pulse_virtual.sh"
+        )
+    # PortAudio lists ALSA's "pulse" device only if the server answered when it
+    # was initialised, possibly by an earlier test: re-scan now that it does.
+    from therapy_app.audio import devices
+
+    devices.refresh()
     return os.environ["PULSE_SERVER"]

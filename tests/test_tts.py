@@ -77,8 +77,9 @@ def test_requested_rate_is_what_comes_out(pico):
 
 def test_slower_rate_gives_longer_audio(pico):
     text = SENTENCES[0]
-    durations = [pico.synthesize(text, SynthesisOptions(rate_wpm=r)).duration
-                 for r in (200, 140, 90)]
+    durations = [
+        pico.synthesize(text, SynthesisOptions(rate_wpm=r)).duration for r in (200, 140, 90)
+    ]
     assert durations[0] < durations[1] < durations[2]
     assert durations[2] / durations[0] > 1.7
 
@@ -100,8 +101,8 @@ def test_long_breaks_are_clamped_to_what_pico_honours(pico):
     one_second = pico.synthesize('voiture <break time="1000ms"/> garage').duration
     three_seconds = pico.synthesize('voiture <break time="3s"/> garage').duration
     assert three_seconds == pytest.approx(one_second, abs=0.05)
-    assert clamp_breaks('<break time="1200ms"/> <break time=\'2s\'/>') == (
-        '<break time="1000ms"/> <break time=\'1000ms\'/>'
+    assert clamp_breaks("<break time=\"1200ms\"/> <break time='2s'/>") == (
+        "<break time=\"1000ms\"/> <break time='1000ms'/>"
     )
 
 
@@ -122,8 +123,14 @@ def test_nothing_to_say_is_a_french_error(pico, text):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"rate_wpm": 10}, {"rate_wpm": 1000}, {"pause_between_words_ms": -1},
-     {"pause_between_words_ms": 5000}, {"volume": 1.5}, {"target_peak_dbfs": 3.0}],
+    [
+        {"rate_wpm": 10},
+        {"rate_wpm": 1000},
+        {"pause_between_words_ms": -1},
+        {"pause_between_words_ms": 5000},
+        {"volume": 1.5},
+        {"target_peak_dbfs": 3.0},
+    ],
 )
 def test_invalid_options_are_refused(kwargs):
     with pytest.raises(ValueError):

@@ -165,7 +165,7 @@ def test_segment_rules_on_synthetic_probabilities():
 def feed_in_chunks(detector, samples: np.ndarray, chunk: int) -> float | None:
     """Feed until end of speech; returns the time it fired (seconds of audio fed)."""
     for start in range(0, len(samples), chunk):
-        if detector.feed(samples[start:start + chunk]):
+        if detector.feed(samples[start : start + chunk]):
             return min(len(samples), start + chunk) / 16000
     return None
 
@@ -208,12 +208,11 @@ def test_recorder_stops_at_end_of_speech(vad, sentence):
     detector = vad.end_of_speech_detector(trailing_silence_ms=1500)
     recorder = Recorder(FileAudioSource(sentence, trailing_silence_s=10.0))
     levels: list[float] = []
-    clip = recorder.record_utterance(max_seconds=30, end_of_speech=detector,
-                                     on_level=levels.append)
+    clip = recorder.record_utterance(max_seconds=30, end_of_speech=detector, on_level=levels.append)
     assert recorder.stop_reason is StopReason.END_OF_SPEECH
     last_speech = vad.speech_segments(sentence, pad_ms=0)[-1].end_s
     assert clip.duration == pytest.approx(last_speech + 1.5, abs=0.3)
-    assert np.array_equal(clip.samples[:len(sentence.samples)], sentence.samples)
+    assert np.array_equal(clip.samples[: len(sentence.samples)], sentence.samples)
     assert max(levels) == pytest.approx(sentence.peak, abs=1e-6)
     assert recorder.elapsed == pytest.approx(clip.duration)
 

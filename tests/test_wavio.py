@@ -53,13 +53,26 @@ def make_wav(
     block = channels * bits // 8
     if extensible:
         guid_tail = b"\x00\x00\x00\x00\x10\x00\x80\x00\x00\xaa\x00\x38\x9b\x71"
-        fmt = struct.pack("<HHIIHHHHI", EXTENSIBLE, channels, rate, rate * block, block, bits,
-                          22, bits, 0) + struct.pack("<H", tag) + guid_tail
+        fmt = (
+            struct.pack(
+                "<HHIIHHHHI", EXTENSIBLE, channels, rate, rate * block, block, bits, 22, bits, 0
+            )
+            + struct.pack("<H", tag)
+            + guid_tail
+        )
     else:
         fmt = struct.pack("<HHIIHH", tag, channels, rate, rate * block, block, bits)
     data_size = len(data) if declared_frames is None else declared_frames * block
-    body = (b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + extra_chunks
-            + b"data" + struct.pack("<I", data_size) + data)
+    body = (
+        b"WAVE"
+        + b"fmt "
+        + struct.pack("<I", len(fmt))
+        + fmt
+        + extra_chunks
+        + b"data"
+        + struct.pack("<I", data_size)
+        + data
+    )
     return b"RIFF" + struct.pack("<I", len(body)) + body
 
 
@@ -128,8 +141,7 @@ def test_sample_formats(tmp_path, bits, tag):
 def test_extensible_format_and_odd_sized_chunk_before_data(tmp_path):
     x = sine(500, 16000, 0.25)
     odd = b"LIST" + struct.pack("<I", 3) + b"abc" + b"\x00"  # pad byte after odd chunk
-    clip = read_wav(write(tmp_path, make_wav(x, 16000, 24, PCM, extensible=True,
-                                             extra_chunks=odd)))
+    clip = read_wav(write(tmp_path, make_wav(x, 16000, 24, PCM, extensible=True, extra_chunks=odd)))
     assert np.max(np.abs(clip.samples - x)) < 1e-4
 
 
@@ -186,7 +198,7 @@ def test_streamed_resampling_equals_one_shot():
     x = np.random.default_rng(0).standard_normal(44100).astype(np.float32)
     whole = resample(x, 44100, 16000)
     stream = StreamResampler(44100, 16000)
-    parts = [stream.process(x[i:i + 997]) for i in range(0, len(x), 997)]
+    parts = [stream.process(x[i : i + 997]) for i in range(0, len(x), 997)]
     streamed = np.concatenate(parts + [stream.flush()])
     assert len(whole) == len(streamed) == int(np.ceil(44100 * 16000 / 44100))
     assert np.allclose(whole, streamed, atol=1e-6)

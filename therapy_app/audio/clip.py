@@ -48,7 +48,7 @@ class AudioClip:
         """Sub-clip between two times in seconds (clamped to the clip)."""
         a = max(0, int(round(start_s * self.sample_rate)))
         b = min(len(self.samples), int(round(end_s * self.sample_rate)))
-        return AudioClip(self.samples[a:max(a, b)].copy(), self.sample_rate)
+        return AudioClip(self.samples[a : max(a, b)].copy(), self.sample_rate)
 
     @staticmethod
     def silence(seconds: float, sample_rate: int = SAMPLE_RATE) -> AudioClip:

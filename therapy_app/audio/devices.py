@@ -45,6 +45,25 @@ def sounddevice() -> ModuleType:
     return _sounddevice
 
 
+def refresh() -> None:
+    """Re-scan devices (PortAudio lists them once, when it is initialised).
+
+    Call after a headset is plugged in or the sound server changed; streams
+    must be closed first.
+
+    Raises:
+        AudioDeviceError: no sound system.
+    """
+    sd = sounddevice()
+    try:
+        # sounddevice has no public re-scan: terminate and re-initialise
+        # PortAudio with its (documented, underscore-named) helpers.
+        sd._terminate()
+        sd._initialize()
+    except Exception as exc:  # noqa: BLE001 - PortAudioError
+        raise portaudio_error(exc, "re-initialise PortAudio") from exc
+
+
 def portaudio_error(exc: BaseException, action: str) -> AudioDeviceError:
     """A French error for a PortAudio failure while doing ``action`` (English)."""
     return AudioDeviceError(

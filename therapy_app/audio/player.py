@@ -23,10 +23,16 @@ class Player:
 
     Args:
         device: PortAudio index or name; None for the system default speaker.
+        latency: output buffer in seconds. PortAudio's "high" preset is only
+            ~35 ms on ALSA/PulseAudio and underflowed (audible gaps) on a busy
+            2-core machine; prompts are not interactive, so a deeper buffer
+            costs nothing noticeable.
     """
 
-    def __init__(self, device: int | str | None = None) -> None:
+    def __init__(self, device: int | str | None = None, latency: float = 0.25) -> None:
         self._device = device
+        self._latency = latency
+        self.underflows = 0  # callbacks that reported an output underflow
         self._stream: Any = None
         self._done = threading.Event()
         self._done.set()
@@ -34,6 +40,7 @@ class Player:
         self._samples = np.zeros(0, np.float32)
         self._pos = 0
         self._rate = 1
+        self._length = 0
         self._sd: Any = None
 
     @property
@@ -44,10 +51,12 @@ class Player:
     @property
     def position(self) -> float:
         """Seconds of the current clip already handed to the device."""
-        return self._pos / float(self._rate)
+        return min(self._pos, self._length) / float(self._rate)
 
     def _callback(self, outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         # PortAudio's real-time thread: copy the next slice, nothing else.
+        if status:
+            self.underflows += 1
         chunk = self._samples[self._pos : self._pos + frames]
         outdata[: len(chunk), 0] = chunk
         if len(chunk) < frames:
@@ -89,9 +98,15 @@ class Player:
             else resample(clip.samples, clip.sample_rate, rate)
         )
         with self._lock:
-            self._samples = np.clip(samples, -1.0, 1.0).astype(np.float32)
+            # PortAudio calls the stream finished once its buffers are handed
+            # over, and closing then drops what the sound server still holds:
+            # trailing silence as long as the buffer keeps the end audible.
+            tail = np.zeros(int((self._latency + 0.1) * rate), np.float32)
+            self._samples = np.concatenate([np.clip(samples, -1.0, 1.0), tail]).astype(np.float32)
+            self._length = len(samples)
             self._pos = 0
             self._rate = rate
+            self.underflows = 0
             self._done.clear()
             try:
                 self._stream = sd.OutputStream(
@@ -99,6 +114,7 @@ class Player:
                     channels=1,
                     dtype="float32",
                     device=device.index,
+                    latency=self._latency,
                     callback=self._callback,
                     finished_callback=self._finished,
                 )
@@ -129,6 +145,8 @@ class Player:
         stream, self._stream = self._stream, None
         if stream is None:
             return
+        if self.underflows:
+            _LOGGER.warning("playback underflowed %d times (gaps)", self.underflows)
         try:
             stream.abort() if stream.active else stream.stop()
             stream.close()

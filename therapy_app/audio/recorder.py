@@ -111,6 +111,12 @@ class Recorder:
         """Why the last recording ended (None while recording)."""
         return self._stop_reason
 
+    def snapshot(self) -> AudioClip:
+        """The audio captured so far, while recording continues (e.g. a live waveform)."""
+        with self._lock:
+            blocks = list(self._blocks)
+        return AudioClip(np.concatenate(blocks) if blocks else np.zeros(0, np.float32))
+
     # ----- control ----------------------------------------------------------
     def start(
         self,
@@ -247,7 +253,10 @@ class Recorder:
                 block = self._source.read(_POLL_S)
                 if block is None:
                     if self._source.exhausted:
-                        reason = StopReason.END_OF_INPUT
+                        # stop() stops the source right after asking us to stop:
+                        # an exhausted microphone then means "manual".
+                        if not self._stop_requested.is_set():
+                            reason = StopReason.END_OF_INPUT
                         break
                     continue
                 block = self._append(block, resampler)

@@ -56,10 +56,18 @@ class SoundDeviceSource:
     Args:
         device: PortAudio index or name; None for the system default.
         block_samples: frames per callback at 16 kHz (scaled for other rates).
+        latency: input buffer in seconds; deeper than PortAudio's "high" preset
+            (~64 ms on ALSA/PulseAudio), which overflowed on a busy machine.
     """
 
-    def __init__(self, device: int | str | None = None, block_samples: int = BLOCK_SAMPLES):
+    def __init__(
+        self,
+        device: int | str | None = None,
+        block_samples: int = BLOCK_SAMPLES,
+        latency: float = 0.2,
+    ):
         self._device = device
+        self._latency = latency
         self._block_samples = block_samples
         self._queue: queue.Queue[np.ndarray] = queue.Queue()
         self._stream: Any = None
@@ -102,6 +110,7 @@ class SoundDeviceSource:
                 channels=1,
                 dtype="float32",
                 blocksize=block,
+                latency=self._latency,
                 device=device.index,
                 callback=self._callback,
             )
