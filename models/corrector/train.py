@@ -63,6 +63,8 @@ class TrainConfig:
         lr: peak learning rate after warmup.
         warmup_steps: linear warmup, then inverse square-root decay.
         min_lr_ratio: floor of the decayed rate, as a fraction of ``lr``.
+        cooldown_start: step where a final linear decay to zero begins (0: none).
+        cooldown_steps: length of that decay; the run stops when it ends.
         weight_decay: AdamW decoupled weight decay.
         label_smoothing: cross-entropy label smoothing.
         clip_norm: gradient norm clipping.
@@ -86,6 +88,8 @@ class TrainConfig:
     lr: float = 1e-3
     warmup_steps: int = 250
     min_lr_ratio: float = 0.05
+    cooldown_start: int = 0
+    cooldown_steps: int = 0
     weight_decay: float = 0.01
     label_smoothing: float = 0.1
     clip_norm: float = 1.0
@@ -162,12 +166,18 @@ def sha256_of(path: Path) -> str | None:
 def lr_factor(step: int, config: TrainConfig) -> float:
     """Linear warmup then inverse square root, floored at ``min_lr_ratio``.
 
-    Inverse square root needs no planned total, so a resumed run can simply go on.
+    Inverse square root needs no planned total, so a resumed run can simply go
+    on. A cooldown (linear decay to zero, decided when resuming) gives a better
+    snapshot for a fixed budget; run it in a copy of the run folder so that the
+    original can later continue from its undecayed state.
     """
     step = max(step, 1)
     warm = config.warmup_steps
     factor = step / warm if step < warm else math.sqrt(warm / step)
-    return max(factor, config.min_lr_ratio if step >= warm else 0.0)
+    factor = max(factor, config.min_lr_ratio if step >= warm else 0.0)
+    if config.cooldown_steps and step > config.cooldown_start:
+        factor *= max(0.0, 1.0 - (step - config.cooldown_start) / config.cooldown_steps)
+    return factor
 
 
 @dataclass
@@ -448,6 +458,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-minutes", type=float, help="override the config's time budget")
     parser.add_argument("--max-steps", type=int, help="override the config's step budget")
     parser.add_argument(
+        "--cooldown-steps",
+        type=int,
+        help="with --resume: decay the rate linearly to zero over this many steps, then stop",
+    )
+    parser.add_argument(
         "--init-from",
         type=Path,
         help="start a new run from this checkpoint's weights (vocabulary remapped)",
@@ -492,6 +507,11 @@ def _run(args: argparse.Namespace) -> None:
     trainer = Trainer(args, config)
     if args.resume:
         trainer.resume()
+        if args.cooldown_steps:
+            config.cooldown_start = trainer.state.step
+            config.cooldown_steps = args.cooldown_steps
+            config.max_steps = trainer.state.step + args.cooldown_steps
+            _LOGGER.info("cooldown from step %d to %d", config.cooldown_start, config.max_steps)
     elif args.init_from:
         from models.corrector.warmstart import init_from
 
