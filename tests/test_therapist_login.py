@@ -197,3 +197,13 @@ def test_area_deleted_with_a_job_in_flight(
     with qtbot.waitSignal(therapist_runner.finished, timeout=SIGNAL_TIMEOUT_MS):
         therapist_runner.submit(lambda: 1, on_done=done.append, pool="db")
     assert done == [1]
+
+
+def test_hiding_the_area_locks_it(qtbot, unlocked_area: TherapistArea) -> None:
+    unlocked_area.hide()  # the shell shows another screen
+    assert not unlocked_area.is_unlocked
+    assert unlocked_area.patient_names() == []
+    with qtbot.waitSignal(unlocked_area.login.mode_changed, timeout=SIGNAL_TIMEOUT_MS) as b:
+        unlocked_area.show()  # back: the login page asks storage again
+    assert b.args == [False]
+    assert unlocked_area.stack.currentWidget() is unlocked_area.login

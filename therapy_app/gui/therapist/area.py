@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap, QShowEvent
+from PySide6.QtGui import QColor, QFont, QHideEvent, QIcon, QPainter, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -54,6 +54,15 @@ TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS = 0, 1, 2
 def _cancel_groups(runner: TaskRunner) -> None:
     for group in JOB_GROUPS:
         runner.cancel_stale(group)
+
+
+def _on_destroyed(runner: TaskRunner | None, detail: AttemptDetail) -> None:
+    if runner is not None:
+        _cancel_groups(runner)
+    try:
+        detail.player.stop()
+    except Exception as exc:  # noqa: BLE001 - nothing may escape a destroyed() handler
+        _LOGGER.warning("stopping playback of a deleted therapist area failed: %s", exc)
 
 
 def avatar_icon(patient: Patient, size: int = 40) -> QIcon:
@@ -134,7 +143,9 @@ class TherapistArea(QWidget):
         self.patient_list = QListWidget()
         self.patient_list.setIconSize(QSize(36, 36))
         self.patient_list.setSpacing(2)
-        self.patient_list.setMinimumWidth(190)
+        self.patient_list.setMinimumWidth(200)
+        self.patient_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.patient_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.patient_list.setAccessibleName("Patients")
         self.user_label = QLabel()
         set_role(self.user_label, "muted")
@@ -172,7 +183,7 @@ class TherapistArea(QWidget):
         splitter.addWidget(patients_box)
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([210, 1000])
+        splitter.setSizes([230, 1000])
         main = QWidget()
         main_layout = QVBoxLayout(main)
         main_layout.addLayout(header)
@@ -201,11 +212,13 @@ class TherapistArea(QWidget):
         self.detail.transcript_saved.connect(self._on_transcript_saved)
         for failed in (self.history.failed, self.progress.failed):
             failed.connect(self._show_message)
-        if runner is not None:
-            # The shell deletes the area with jobs possibly in flight: drop their
-            # results (the lambda holds the shared runner, not the dying widget).
-            # An owned runner dies with the area and delivers nothing anyway.
-            self.destroyed.connect(lambda *_: _cancel_groups(runner))
+        # The shell may delete the area with jobs in flight or a recording
+        # playing: drop the results (an owned runner dies with the area and
+        # delivers nothing anyway) and stop the sound. The lambda holds the
+        # Python objects it needs, not the dying widget.
+        detail = self.detail
+        shared = runner
+        self.destroyed.connect(lambda *_: _on_destroyed(shared, detail))
         self.login.refresh()
 
     # -- state ------------------------------------------------------------------
@@ -274,6 +287,7 @@ class TherapistArea(QWidget):
         self.patient_list.clear()
         for patient in patients:
             item = QListWidgetItem(avatar_icon(patient), patient.display_name)
+            item.setToolTip(patient.display_name)
             item.setData(Qt.ItemDataRole.UserRole, patient.id)
             self.patient_list.addItem(item)
         if not patients:
@@ -326,6 +340,15 @@ class TherapistArea(QWidget):
             self._login_stale = False
             self.login.refresh()
         super().showEvent(event)
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
+        # The shell showed another screen: whoever comes back must log in again.
+        # A spontaneous hide (window minimised) keeps the session open.
+        if not event.spontaneous():
+            self.detail.stop_playback()
+            if self.is_unlocked:
+                self.lock(refresh=False)
+        super().hideEvent(event)
 
     def _idle_timeout(self) -> None:
         _LOGGER.info("therapist area locked after %d min without activity", IDLE_LOCK_MS // 60000)

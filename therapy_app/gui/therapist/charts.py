@@ -6,7 +6,14 @@ import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from PySide6.QtCharts import QChart, QChartView, QDateTimeAxis, QLineSeries, QValueAxis
+from PySide6.QtCharts import (
+    QChart,
+    QChartView,
+    QDateTimeAxis,
+    QLineSeries,
+    QValueAxis,
+    QXYSeries,
+)
 from PySide6.QtCore import QDateTime, QLocale, QMargins, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -29,7 +36,7 @@ def _nice_ceiling(value: float) -> float:
     """Smallest 1-2-5 step value >= ``value`` (an axis that ends on a round number)."""
     if value <= 0:
         return 1.0
-    step = 10 ** len(str(int(value)))
+    step = 10.0 ** len(str(int(value)))
     for candidate in (step / 10, step / 5, step / 2, step):
         if candidate >= value:
             return candidate
@@ -117,7 +124,7 @@ def build_chart(
 def chart_point_count(view: QChartView) -> int:
     """Points drawn in a chart view (its first series)."""
     series = view.chart().series()
-    return series[0].count() if series else 0
+    return series[0].count() if series and isinstance(series[0], QXYSeries) else 0
 
 
 def load_series(
@@ -180,7 +187,8 @@ class ProgressPanel(QWidget):
     @property
     def exercise_kind(self) -> str | None:
         """The selected exercise kind, None for all."""
-        return self.exercise.currentData()
+        kind = self.exercise.currentData()
+        return kind if isinstance(kind, str) else None
 
     def set_exercise_kind(self, kind: str | None) -> None:
         """Select an exercise in the filter (reloads the charts)."""

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
@@ -298,7 +299,7 @@ class LoginPage(QWidget):
         self.confirmation.clear()
         self.cancelled.emit()
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         if event.key() == Qt.Key.Key_Escape:
             self._cancel()
             return
