@@ -120,6 +120,153 @@ def test_portaudio_failure_while_opening_is_a_french_error(monkeypatch):
     assert "-9985" in err.value.detail
 
 
+class FakeInputStream:
+    """Stands in for sounddevice.InputStream: a thread calls back with 48 kHz blocks."""
+
+    def __init__(self, samplerate, channels, dtype, blocksize, latency, device, callback):
+        assert (channels, dtype) == (1, "float32")
+        self.samplerate, self.blocksize, self.callback = samplerate, blocksize, callback
+        self.signal = sine_48k(1.0)
+        self.active = False
+        self.fail_after: int | None = None
+
+    def _run(self) -> None:
+        n = 0
+        while self.active:
+            if self.fail_after is not None and n >= self.fail_after:
+                self.active = False  # what PortAudio does when a device vanishes
+                return
+            start = n * self.blocksize
+            block = self.signal[start : start + self.blocksize]
+            if len(block) < self.blocksize:  # the speaker stopped; the room is quiet
+                block = np.zeros(self.blocksize, np.float32)
+                time.sleep(0.005)
+            self.callback(block[:, None], len(block), None, None)
+            n += 1
+
+    def start(self):
+        self.active = True
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        self.active = False
+        self._thread.join()
+
+    def close(self):
+        pass
+
+
+def sine_48k(seconds: float) -> np.ndarray:
+    t = np.arange(int(48000 * seconds)) / 48000
+    return (0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+
+
+def fake_device_at_48k(monkeypatch, fail_after: int | None = None) -> list[FakeInputStream]:
+    streams: list[FakeInputStream] = []
+
+    def refuse_16k(device, samplerate, channels, dtype):
+        if samplerate != 48000:
+            raise ValueError("Invalid sample rate")
+
+    def make(**kwargs):
+        stream = FakeInputStream(**kwargs)
+        stream.fail_after = fail_after
+        streams.append(stream)
+        return stream
+
+    fake = fake_sounddevice([entry("usb mic", 1, 0)], (0, -1))
+    fake.check_input_settings = refuse_16k
+    fake.query_devices = lambda *a: entry("usb mic", 1, 0) if a else [entry("usb mic", 1, 0)]
+    fake.InputStream = make
+    monkeypatch.setattr(devices, "_sounddevice", fake)
+    return streams
+
+
+def test_device_refusing_16k_records_at_its_rate_and_is_resampled(monkeypatch):
+    streams = fake_device_at_48k(monkeypatch)
+    recorder = Recorder(SoundDeviceSource())
+    recorder.start()
+    assert streams[0].samplerate == 48000
+    assert streams[0].blocksize == 1536  # 32 ms either way
+    deadline = time.monotonic() + 10
+    while recorder.elapsed < 1.2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    clip = recorder.stop()
+    assert recorder.stop_reason is StopReason.MANUAL
+    assert clip.sample_rate == 16000 and clip.duration >= 1.2
+    tone = clip.slice(0.0, 1.0).samples
+    spectrum = np.abs(np.fft.rfft(tone * np.hanning(len(tone))))
+    assert np.fft.rfftfreq(len(tone), 1 / 16000)[np.argmax(spectrum)] == pytest.approx(440, abs=2)
+    assert np.max(np.abs(clip.slice(1.05, 1.2).samples)) < 1e-3  # then silence
+
+
+def test_device_failing_while_recording_is_a_french_error(monkeypatch):
+    fake_device_at_48k(monkeypatch, fail_after=5)
+    recorder = Recorder(SoundDeviceSource())
+    recorder.start()
+    assert recorder.wait(timeout=10)
+    assert recorder.stop_reason is StopReason.ERROR
+    with pytest.raises(AudioDeviceError) as err:
+        recorder.stop()
+    assert "micro s'est arrêté" in err.value.user_message
+
+
+class FakeOutputStream:
+    """Stands in for sounddevice.OutputStream: pulls blocks until CallbackStop."""
+
+    played: list[np.ndarray] = []
+
+    def __init__(self, samplerate, channels, dtype, device, latency, callback, finished_callback):
+        self.samplerate, self.callback, self.finished = samplerate, callback, finished_callback
+        self.active = False
+
+    def _run(self) -> None:
+        while self.active:
+            out = np.full((1000, 1), np.nan, np.float32)
+            try:
+                self.callback(out, 1000, None, None)
+            except devices.sounddevice().CallbackStop:
+                self.active = False
+            FakeOutputStream.played.append(out[:, 0].copy())
+        self.finished()
+
+    def start(self):
+        self.active = True
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def stop(self):
+        self.active = False
+
+    abort = stop
+
+    def close(self):
+        pass
+
+
+def test_speaker_refusing_16k_plays_resampled(monkeypatch):
+    def refuse_16k(device, samplerate, channels, dtype):
+        if samplerate != 48000:
+            raise ValueError("Invalid sample rate")
+
+    fake = fake_sounddevice([entry("hdmi", 0, 2)], (-1, 0))
+    fake.check_output_settings = refuse_16k
+    fake.OutputStream = FakeOutputStream
+    fake.CallbackStop = type("CallbackStop", (Exception,), {})
+    monkeypatch.setattr(devices, "_sounddevice", fake)
+    FakeOutputStream.played = []
+    t = np.arange(16000) / 16000
+    player = Player()
+    player.play(AudioClip((0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)), blocking=True)
+    out = np.concatenate(FakeOutputStream.played)
+    assert not np.isnan(out).any()  # every frame written, silence after the clip
+    tone = out[:48000]
+    spectrum = np.abs(np.fft.rfft(tone * np.hanning(len(tone))))
+    assert np.fft.rfftfreq(len(tone), 1 / 48000)[np.argmax(spectrum)] == pytest.approx(440, abs=2)
+    assert player.position == pytest.approx(1.0)
+    assert np.max(np.abs(out[48100:])) < 1e-3
+
+
 # ----- the real adapter -------------------------------------------------------------------
 
 

@@ -258,6 +258,9 @@ def test_manual_stop_from_another_thread_in_realtime(sentence):
     time.sleep(1.0)
     assert recorder.is_recording
     assert 0.5 < recorder.elapsed < 1.5
+    live = recorder.snapshot()  # what a live waveform would draw
+    assert 0.5 < live.duration < 1.6
+    assert np.array_equal(live.samples, sentence.samples[: len(live.samples)])
     stopped = recorder.stop()
     worker.join(timeout=5)
     assert not worker.is_alive()
