@@ -64,7 +64,7 @@ def pulse_server() -> str:
         if shutil.which(tool) is None:
             _unavailable(f"{tool} not installed (apt-get install pulseaudio-utils)")
     if not os.environ.get("PULSE_SERVER"):
-        runtime = Path(f"/tmp/therapy-pulse-{os.getuid()}")
+        runtime = Path(os.environ.get("THERAPY_PULSE_DIR", f"/tmp/therapy-pulse-{os.getuid()}"))
         socket = runtime / "pulse" / "native"
         if socket.exists():
             os.environ["PULSE_SERVER"] = f"unix:{socket}"
