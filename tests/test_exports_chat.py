@@ -62,12 +62,12 @@ def read_chat(path: Path) -> ChatFile:
 
 
 def test_session_files_have_clan_headers(
-    therapist_repo: SessionRepository, seeded: SeededHistory, tmp_path: Path
+    therapist_repo: SessionRepository, seeded_history: SeededHistory, tmp_path: Path
 ) -> None:
-    paths = export_patient_chat(therapist_repo, seeded.patient.id, tmp_path / "chat")
-    assert [p.suffix for p in paths] == [".cha"] * len(seeded.session_ids)
+    paths = export_patient_chat(therapist_repo, seeded_history.patient.id, tmp_path / "chat")
+    assert [p.suffix for p in paths] == [".cha"] * len(seeded_history.session_ids)
     total = 0
-    for path, session_id in zip(paths, seeded.session_ids, strict=True):
+    for path, session_id in zip(paths, seeded_history.session_ids, strict=True):
         chat = read_chat(path)
         keys = [k for k, _ in chat.headers]
         # CHAT order: Languages, Participants, ID lines, Media, then the rest.
@@ -96,15 +96,17 @@ def test_session_files_have_clan_headers(
         assert spans[0][0] == 0
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
         assert spans[-1][1] == pytest.approx(media.duration * 1000, abs=2)
-    assert total == len(seeded.attempt_ids)
+    assert total == len(seeded_history.attempt_ids)
 
 
 def test_comments_hold_target_and_correction(
-    therapist_repo: SessionRepository, seeded: SeededHistory, tmp_path: Path
+    therapist_repo: SessionRepository, seeded_history: SeededHistory, tmp_path: Path
 ) -> None:
-    first = seeded.attempt_ids[0]
+    first = seeded_history.attempt_ids[0]
     therapist_repo.edit_transcript(first, "transcript", "le chat dort canapé", "claire")
-    paths = export_patient_chat(therapist_repo, seeded.patient.id, tmp_path, with_media=False)
+    paths = export_patient_chat(
+        therapist_repo, seeded_history.patient.id, tmp_path, with_media=False
+    )
     chat = read_chat(paths[0])
     assert "Media" not in [k for k, _ in chat.headers]
     assert chat.utterances[0] == ("PAR", "le chat dort canapé .")

@@ -28,13 +28,13 @@ def _number(text: str) -> float:
 
 
 def test_patient_export_parses_back(
-    therapist_repo: SessionRepository, seeded: SeededHistory, tmp_path: Path
+    therapist_repo: SessionRepository, seeded_history: SeededHistory, tmp_path: Path
 ) -> None:
     path = tmp_path / "essais.csv"
-    count = export_attempts_csv(therapist_repo, path, seeded.patient.id)
+    count = export_attempts_csv(therapist_repo, path, seeded_history.patient.id)
     rows = _read(path)
-    expected = therapist_repo.export_rows(seeded.patient.id)
-    assert count == len(rows) == len(expected) == len(seeded.attempt_ids)
+    expected = therapist_repo.export_rows(seeded_history.patient.id)
+    assert count == len(rows) == len(expected) == len(seeded_history.attempt_ids)
     assert list(rows[0]) == list(CSV_HEADERS.values())
     assert b"\r\n" in path.read_bytes()
     for row, original in zip(rows, expected, strict=True):
@@ -53,15 +53,15 @@ def test_patient_export_parses_back(
 
 
 def test_export_of_everyone_and_quoting(
-    therapist_repo: SessionRepository, seeded: SeededHistory, tmp_path: Path
+    therapist_repo: SessionRepository, seeded_history: SeededHistory, tmp_path: Path
 ) -> None:
-    first = seeded.attempt_ids[0]
+    first = seeded_history.attempt_ids[0]
     therapist_repo.edit_transcript(first, "transcript", 'le chat; dort "bien"', "claire")
     path = tmp_path / "tous.csv"
     export_attempts_csv(therapist_repo, path)
     rows = _read(path)
     assert {row["Patient"] for row in rows} == {"Jeanne Dupont", "Paul Martin"}
-    edited = next(r for r in rows if int(r["N° essai"]) == seeded.attempt_ids[0])
+    edited = next(r for r in rows if int(r["N° essai"]) == seeded_history.attempt_ids[0])
     assert edited["Transcription"] == 'le chat; dort "bien"'
     assert edited["Transcription automatique d'origine"] == "chat dormir canapé"
     assert edited["Transcription corrigée"] == "1"

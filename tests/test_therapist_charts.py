@@ -30,13 +30,14 @@ def _counts(area: TherapistArea) -> dict[str, int]:
 
 
 def test_four_charts_with_one_point_per_session(
-    unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded: SeededHistory
+    unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded_history: SeededHistory
 ) -> None:
     assert [m.name for m in CHART_METRICS] == [
         "word_count", "function_word_ratio", "words_per_minute", "accuracy",
     ]  # fmt: skip
     expected = {
-        m.name: len(therapist_repo.progress(seeded.patient.id, m.name)) for m in CHART_METRICS
+        m.name: len(therapist_repo.progress(seeded_history.patient.id, m.name))
+        for m in CHART_METRICS
     }
     assert expected == {
         "word_count": 3, "function_word_ratio": 3, "words_per_minute": 3, "accuracy": 3,
@@ -45,7 +46,7 @@ def test_four_charts_with_one_point_per_session(
     view = unlocked_area.progress.views["accuracy"]
     series = view.chart().series()[0]
     values = [series.at(i).y() for i in range(series.count())]
-    points = therapist_repo.progress(seeded.patient.id, "accuracy")
+    points = therapist_repo.progress(seeded_history.patient.id, "accuracy")
     assert values == pytest.approx([p.value * 100 for p in points])
     times = [series.at(i).x() for i in range(series.count())]
     assert times == sorted(times)
@@ -67,10 +68,10 @@ def test_exercise_filter(qtbot, unlocked_area: TherapistArea, kind: str | None, 
 
 
 def test_charts_follow_the_patient(
-    qtbot, unlocked_area: TherapistArea, seeded: SeededHistory
+    qtbot, unlocked_area: TherapistArea, seeded_history: SeededHistory
 ) -> None:
     with qtbot.waitSignal(unlocked_area.progress.charts_updated, timeout=SIGNAL_TIMEOUT_MS):
-        unlocked_area.select_patient(seeded.other.id)
+        unlocked_area.select_patient(seeded_history.other.id)
     assert _counts(unlocked_area)["word_count"] == 1
 
 

@@ -6,6 +6,7 @@ import csv
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,7 +54,7 @@ def _pdf_text(path: Path) -> str:
 
 
 def test_csv_export_of_the_selected_patient(
-    qtbot, unlocked_area: TherapistArea, seeded: SeededHistory, tmp_path: Path
+    qtbot, unlocked_area: TherapistArea, seeded_history: SeededHistory, tmp_path: Path
 ) -> None:
     path = tmp_path / "essais.csv"
     panel = unlocked_area.exports
@@ -62,7 +63,7 @@ def test_csv_export_of_the_selected_patient(
     assert blocker.args == ["csv", str(path)]
     with path.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle, delimiter=";"))
-    assert len(rows) == len(seeded.attempt_ids)
+    assert len(rows) == len(seeded_history.attempt_ids)
     assert {r["Patient"] for r in rows} == {"Jeanne Dupont"}
     assert "6 essai(s) exporté(s)" in panel.status.text()
 
@@ -75,7 +76,7 @@ def test_csv_export_of_the_selected_patient(
 
 
 def test_chat_export_writes_one_file_per_session(
-    qtbot, unlocked_area: TherapistArea, seeded: SeededHistory, tmp_path: Path
+    qtbot, unlocked_area: TherapistArea, seeded_history: SeededHistory, tmp_path: Path
 ) -> None:
     folder = tmp_path / "chat"
     panel = unlocked_area.exports
@@ -83,7 +84,7 @@ def test_chat_export_writes_one_file_per_session(
     with qtbot.waitSignal(panel.export_finished, timeout=SIGNAL_TIMEOUT_MS):
         panel.export_chat(folder)
     files = sorted(folder.glob("*.cha"))
-    assert len(files) == len(seeded.session_ids)
+    assert len(files) == len(seeded_history.session_ids)
     assert not list(folder.glob("*.wav"))
     text = files[0].read_text(encoding="utf-8")
     assert text.startswith("@UTF8\n@Begin\n") and text.endswith("@End\n")
@@ -94,10 +95,10 @@ def test_pdf_report_has_patient_headings_and_charts(
     qtbot,
     unlocked_area: TherapistArea,
     therapist_repo: SessionRepository,
-    seeded: SeededHistory,
+    seeded_history: SeededHistory,
     tmp_path: Path,
 ) -> None:
-    start, end = _period(therapist_repo, seeded.patient.id)
+    start, end = _period(therapist_repo, seeded_history.patient.id)
     panel = unlocked_area.exports
     panel.set_period(start, end)
     path = tmp_path / "rapport.pdf"
@@ -121,16 +122,19 @@ def test_pdf_report_has_patient_headings_and_charts(
         assert expected in text, expected
     assert "Paul Martin" not in text
     # One table row per session, dated.
-    for session in therapist_repo.list_sessions(seeded.patient.id):
+    for session in therapist_repo.list_sessions(seeded_history.patient.id):
         assert session.started_at.astimezone().strftime("%d/%m/%Y %H:%M") in text
 
 
 def test_pdf_for_an_empty_period_says_so(
-    therapist_repo: SessionRepository, seeded: SeededHistory, tmp_path: Path, qtbot
+    therapist_repo: SessionRepository, seeded_history: SeededHistory, tmp_path: Path, qtbot
 ) -> None:
-    start, _ = _period(therapist_repo, seeded.patient.id)
+    start, _ = _period(therapist_repo, seeded_history.patient.id)
     data = build_report_data(
-        therapist_repo, seeded.patient.id, start - timedelta(days=30), start - timedelta(days=1)
+        therapist_repo,
+        seeded_history.patient.id,
+        start - timedelta(days=30),
+        start - timedelta(days=1),
     )
     path = tmp_path / "vide.pdf"
     assert write_report_pdf(data, path) == 2
@@ -163,3 +167,21 @@ def test_file_slug() -> None:
     assert file_slug("Jeanne Dupont") == "Jeanne_Dupont"
     assert file_slug("Zoé O'Neil / test") == "Zoé_O_Neil_test"
     assert file_slug("///") == "patient"
+
+
+def test_long_history_continues_the_table_on_more_pages(
+    therapist_repo: SessionRepository, seeded_history: SeededHistory, tmp_path: Path, qtbot
+) -> None:
+    start, end = _period(therapist_repo, seeded_history.patient.id)
+    data = build_report_data(therapist_repo, seeded_history.patient.id, start, end)
+    many = [
+        replace(data.sessions[i % 3], session_id=100 + i, started_at=data.sessions[0].started_at)
+        for i in range(90)
+    ]
+    path = tmp_path / "long.pdf"
+    pages = write_report_pdf(replace(data, sessions=many), path)
+    assert pages >= 4  # at least two pages of table, then the charts
+    assert _pdf_pages(path.read_bytes()) == pages
+    text = _pdf_text(path)
+    assert "Séances de la période (suite)" in text
+    assert f"page {pages}" in text

@@ -68,10 +68,10 @@ def _open(qtbot, area: TherapistArea, attempt_id: int) -> None:
 
 
 def test_history_table_lists_sessions_newest_first(
-    unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded: SeededHistory
+    unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded_history: SeededHistory
 ) -> None:
     rows = _table_texts(unlocked_area.history.session_view)
-    summaries = therapist_repo.session_history(seeded.patient.id)
+    summaries = therapist_repo.session_history(seeded_history.patient.id)
     assert len(rows) == len(summaries) == 3
     header = unlocked_area.history.session_view.model()
     headers = [header.headerData(c, Qt.Orientation.Horizontal) for c in range(len(rows[0]))]
@@ -99,32 +99,35 @@ def test_history_table_lists_sessions_newest_first(
 
 
 def test_other_patient_has_only_their_session(
-    qtbot, unlocked_area: TherapistArea, seeded: SeededHistory
+    qtbot, unlocked_area: TherapistArea, seeded_history: SeededHistory
 ) -> None:
     with qtbot.waitSignal(unlocked_area.history.attempts_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        unlocked_area.select_patient(seeded.other.id)
+        unlocked_area.select_patient(seeded_history.other.id)
     assert len(_table_texts(unlocked_area.history.session_view)) == 1
     assert [a[2] for a in _table_texts(unlocked_area.history.attempt_view)] == ["pomme"]
     assert unlocked_area.exports.patient_label.text() == "Exports pour Paul Martin"
 
 
 def test_selecting_an_older_session_lists_its_attempts(
-    qtbot, unlocked_area: TherapistArea, seeded: SeededHistory
+    qtbot, unlocked_area: TherapistArea, seeded_history: SeededHistory
 ) -> None:
     with qtbot.waitSignal(unlocked_area.history.attempts_loaded, timeout=SIGNAL_TIMEOUT_MS) as b:
-        unlocked_area.history.select_session(seeded.session_ids[0])
-    assert b.args == [seeded.session_ids[0]]
+        unlocked_area.history.select_session(seeded_history.session_ids[0])
+    assert b.args == [seeded_history.session_ids[0]]
     texts = [a[2] for a in _table_texts(unlocked_area.history.attempt_view)]
     assert texts == ["chat dormir canapé", "train demain"]
 
 
 def test_attempt_detail_shows_transcripts_and_scores(
-    qtbot, unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded: SeededHistory
+    qtbot,
+    unlocked_area: TherapistArea,
+    therapist_repo: SessionRepository,
+    seeded_history: SeededHistory,
 ) -> None:
-    free = seeded.attempt_ids[2]  # the free-speech attempt
+    free = seeded_history.attempt_ids[2]  # the free-speech attempt
     view = unlocked_area.history.attempt_view
     with qtbot.waitSignal(unlocked_area.history.attempts_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        unlocked_area.history.select_session(seeded.session_ids[1])
+        unlocked_area.history.select_session(seeded_history.session_ids[1])
     assert view.model().index(0, 0).data(ID_ROLE) == free
     with qtbot.waitSignal(unlocked_area.detail.attempt_loaded, timeout=SIGNAL_TIMEOUT_MS):
         unlocked_area.history.open_button.click()
@@ -141,7 +144,7 @@ def test_attempt_detail_shows_transcripts_and_scores(
     assert detail.no_edit.isVisibleTo(detail)
     assert detail.play_button.isEnabled()
     # A repetition attempt: target shown, no repetition editor.
-    _open(qtbot, unlocked_area, seeded.attempt_ids[0])
+    _open(qtbot, unlocked_area, seeded_history.attempt_ids[0])
     assert detail.target.text() == fmt.quoted("Le chat dort sur le canapé.")
     assert "Le chat sort du canapé." in detail.alternatives.text()
     assert not detail.repetition_editor.isVisibleTo(detail)
@@ -150,16 +153,19 @@ def test_attempt_detail_shows_transcripts_and_scores(
 
 
 def test_transcript_correction_is_saved_and_audited(
-    qtbot, unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded: SeededHistory
+    qtbot,
+    unlocked_area: TherapistArea,
+    therapist_repo: SessionRepository,
+    seeded_history: SeededHistory,
 ) -> None:
-    attempt_id = seeded.attempt_ids[3]  # "Le chat dort." for "Le chat dort sur le canapé."
+    attempt_id = seeded_history.attempt_ids[3]  # "Le chat dort." for "Le chat dort sur le canapé."
     _open(qtbot, unlocked_area, attempt_id)
     detail = unlocked_area.detail
     before = therapist_repo.get_attempt(attempt_id)
     detail.transcript_editor.edit.setText("Le chat dort sur le canapé.")
     with (
         qtbot.waitSignal(detail.transcript_saved, timeout=SIGNAL_TIMEOUT_MS) as saved,
-        qtbot.waitSignal(unlocked_area.history.history_loaded, timeout=SIGNAL_TIMEOUT_MS),
+        qtbot.waitSignal(unlocked_area.history.attempts_loaded, timeout=SIGNAL_TIMEOUT_MS),
     ):
         detail.transcript_editor.save_button.click()
     assert saved.args == [attempt_id, "transcript"]
@@ -179,8 +185,11 @@ def test_transcript_correction_is_saved_and_audited(
     assert detail.status.text() == "Correction enregistrée. Le texte d'origine est conservé."
     # The session's mean accuracy was recomputed and the table refreshed.
     newest = _table_texts(unlocked_area.history.session_view)[0]
-    summary = therapist_repo.session_history(seeded.patient.id)[0]
+    summary = therapist_repo.session_history(seeded_history.patient.id)[0]
     assert newest[7] == fmt.percent(summary.mean_accuracy)
+    # The attempt list marks the corrected transcript.
+    said = [row[2] for row in _table_texts(unlocked_area.history.attempt_view)]
+    assert said[0] == "Le chat dort sur le canapé. ✎"
 
     # Saving the same text again records nothing.
     detail.transcript_editor.save_button.click()
@@ -189,9 +198,12 @@ def test_transcript_correction_is_saved_and_audited(
 
 
 def test_repetition_transcript_correction(
-    qtbot, unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded: SeededHistory
+    qtbot,
+    unlocked_area: TherapistArea,
+    therapist_repo: SessionRepository,
+    seeded_history: SeededHistory,
 ) -> None:
-    free = seeded.attempt_ids[2]
+    free = seeded_history.attempt_ids[2]
     _open(qtbot, unlocked_area, free)
     editor = unlocked_area.detail.repetition_editor
     editor.edit.setText("hier je suis allé à la boulangerie")
@@ -205,9 +217,12 @@ def test_repetition_transcript_correction(
 
 
 def test_play_reads_the_recording_off_the_ui_thread(
-    qtbot, unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded: SeededHistory
+    qtbot,
+    unlocked_area: TherapistArea,
+    therapist_repo: SessionRepository,
+    seeded_history: SeededHistory,
 ) -> None:
-    attempt_id = seeded.attempt_ids[0]
+    attempt_id = seeded_history.attempt_ids[0]
     _open(qtbot, unlocked_area, attempt_id)
     player = FakePlayer()
     unlocked_area.detail.player = player
@@ -224,9 +239,9 @@ def test_play_reads_the_recording_off_the_ui_thread(
 
 
 def test_play_without_speaker_says_so_in_french(
-    qtbot, unlocked_area: TherapistArea, seeded: SeededHistory
+    qtbot, unlocked_area: TherapistArea, seeded_history: SeededHistory
 ) -> None:
-    _open(qtbot, unlocked_area, seeded.attempt_ids[0])
+    _open(qtbot, unlocked_area, seeded_history.attempt_ids[0])
     error = AudioDeviceError("Aucun haut-parleur n'est disponible.", "Branchez un casque.")
     unlocked_area.detail.player = FakePlayer(error)
     with qtbot.waitSignal(unlocked_area.detail.message_shown, timeout=SIGNAL_TIMEOUT_MS) as b:

@@ -83,19 +83,21 @@ def test_first_run_creates_the_account(
     assert login.password.text() == "" and login.confirmation.text() == ""
 
 
-def test_login_success_shows_the_patients(qtbot, seeded, therapist_area: TherapistArea) -> None:
+def test_login_success_shows_the_patients(
+    qtbot, seeded_history, therapist_area: TherapistArea
+) -> None:
     assert not therapist_area.login.creating
     assert not therapist_area.login.confirmation.isVisible()
     log_in(qtbot, therapist_area)
     assert therapist_area.is_unlocked
     assert therapist_area.stack.currentIndex() == 1
     assert therapist_area.patient_names() == ["Jeanne Dupont", "Paul Martin"]
-    assert therapist_area.current_patient == seeded.patient
+    assert therapist_area.current_patient == seeded_history.patient
     assert "claire" in therapist_area.user_label.text()
 
 
 def test_wrong_password_shows_a_message_and_nothing_else(
-    qtbot, seeded, therapist_area: TherapistArea
+    qtbot, seeded_history, therapist_area: TherapistArea
 ) -> None:
     message = _submit_and_wait_message(qtbot, therapist_area, "pas-le-bon")
     assert message == "Nom d'utilisateur ou mot de passe incorrect."
@@ -109,7 +111,7 @@ def test_wrong_password_shows_a_message_and_nothing_else(
 
 def test_lockout_after_five_failures_with_countdown(
     qtbot,
-    seeded,
+    seeded_history,
     therapist_area: TherapistArea,
     therapist_repo: SessionRepository,
     therapist_clock: FakeClock,

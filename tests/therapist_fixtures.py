@@ -134,7 +134,7 @@ def therapist_repo(tmp_path: Path, therapist_clock: FakeClock) -> Iterator[Sessi
 
 
 @pytest.fixture
-def seeded(
+def seeded_history(
     therapist_repo: SessionRepository, therapist_clock: FakeClock, speech_dir: Path
 ) -> SeededHistory:
     """``therapist_repo`` with :func:`seed_history` applied and a therapist account."""
@@ -182,7 +182,7 @@ def log_in(qtbot, area, username: str = USERNAME, password: str = PASSWORD) -> N
 
 
 @pytest.fixture
-def unlocked_area(qtbot, seeded, therapist_area):  # noqa: ANN001, ANN201
+def unlocked_area(qtbot, seeded_history, therapist_area):  # noqa: ANN001, ANN201
     """``therapist_area`` on the seeded history, logged in, first patient selected."""
     log_in(qtbot, therapist_area)
     return therapist_area
