@@ -31,7 +31,7 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # torch is pinned to the CPU build: it is needed only to build/train models.
 .venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e ".[test,build]"
+.venv/bin/python -m pip install -q -e ".[test,build,train]"
 
 # Guard against plain onnxruntime overwriting onnxruntime-gpu (same folder, no pip error).
 .venv/bin/python - <<'PY'
