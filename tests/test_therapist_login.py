@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 
     from therapy_app.gui.therapist import TherapistArea
 
-pytestmark = pytest.mark.gui
+pytestmark = [
+    pytest.mark.gui,
+    # The offscreen platform says so whenever a shown window's layout changes: harmless.
+    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
+]
 pytest_plugins = ("therapist_fixtures",)
 
 
