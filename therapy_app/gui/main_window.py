@@ -41,6 +41,7 @@ SCREENS: dict[ExerciseKind, type[PracticeScreen]] = {
     ExerciseKind.REPETITION: RepetitionScreen,
     ExerciseKind.COMPLETION: CompletionScreen,
 }
+APP_TITLE = "Entraînement à la parole"
 THERAPIST_SOON = (
     "L'espace thérapeute sera bientôt disponible. "
     "Il permettra de suivre les progrès et de corriger les transcriptions."
@@ -143,7 +144,7 @@ class MainWindow(QMainWindow):
         self.loader.ready.connect(self._services_loaded)
         self.loader.failed.connect(self.chooser.show_error)
 
-        self._show(self.profiles, "profiles", "")
+        self._show(self.profiles, "profiles", APP_TITLE)
         self.profiles.reload()
         self.loader.start()
 
@@ -206,7 +207,7 @@ class MainWindow(QMainWindow):
     def show_profiles(self) -> None:
         """Back to "Qui êtes-vous ?"."""
         self._leave_practice()
-        self._show(self.profiles, "profiles", "")
+        self._show(self.profiles, "profiles", APP_TITLE)
         self.profiles.reload()
 
     def select_patient(self, patient: Patient) -> None:

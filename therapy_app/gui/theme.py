@@ -70,12 +70,10 @@ QLabel[role="huge"] {{ font-size: {HUGE_POINT_SIZE}pt; font-weight: bold; }}
 QLabel[role="muted"] {{ color: {MUTED}; }}
 QLabel[role="status"] {{ font-size: {LARGE_POINT_SIZE}pt; color: {ACCENT_DARK}; }}
 QLabel[role="error"] {{
-    color: #7a0000; background: #fdecea; border: 2px solid #b3261e;
-    border-radius: 10px; padding: 12px;
+    color: #7a0000; background: #fdecea; border: 2px solid #b3261e; border-radius: 10px;
 }}
 QLabel[role="notice"] {{
-    color: {TEXT}; background: #fff4d6; border: 2px solid #b27a00;
-    border-radius: 10px; padding: 12px;
+    color: {TEXT}; background: #fff4d6; border: 2px solid #b27a00; border-radius: 10px;
 }}
 QLabel[role="success"] {{ font-size: {HUGE_POINT_SIZE}pt; font-weight: bold; color: {SUCCESS}; }}
 QLabel[role="encourage"] {{
@@ -95,26 +93,26 @@ QPushButton[role="primary"] {{ background: {ACCENT}; color: white; border-color:
 QPushButton[role="primary"]:hover {{ background: {ACCENT_DARK}; }}
 QPushButton[role="primary"]:focus {{ border: 4px solid {FOCUS}; }}
 QPushButton[role="primary"]:disabled {{ background: #9bb3d1; color: #f0f0f0; }}
+QPushButton:checked {{ background: {ACCENT}; color: white; border-color: {ACCENT_DARK}; }}
+QPushButton:checked:focus {{ border: 4px solid {FOCUS}; }}
 QPushButton[role="record"] {{
-    background: {RECORD}; color: white; border: 4px solid #7a1a14;
+    background: {RECORD}; color: white; border: 6px solid #7a1a14; padding: 0px;
+    min-width: {RECORD_BUTTON_SIZE - 12}px; max-width: {RECORD_BUTTON_SIZE - 12}px;
+    min-height: {RECORD_BUTTON_SIZE - 12}px; max-height: {RECORD_BUTTON_SIZE - 12}px;
     border-radius: {RECORD_BUTTON_SIZE // 2}px; font-size: {LARGE_POINT_SIZE}pt;
     font-weight: bold;
 }}
-QPushButton[role="record"]:focus {{ border: 6px solid {FOCUS}; }}
+QPushButton[role="record"]:focus {{ border-color: {FOCUS}; }}
 QPushButton[role="record"][recording="true"] {{ background: #5c0f0a; }}
 QPushButton[role="record"]:disabled {{ background: #d9a3a0; border-color: #c08a86; }}
-QPushButton[role="choice"] {{
-    text-align: left; padding: 10px 20px; font-size: {LARGE_POINT_SIZE}pt;
-    background: white; border: 3px solid {ACCENT};
+QPushButton[role="choice"], QPushButton[role="exercise"], QPushButton[role="profile"] {{
+    text-align: left; padding: 8px 20px; background: white; border: 3px solid {ACCENT};
 }}
-QPushButton[role="exercise"] {{
-    min-height: 120px; font-size: {LARGE_POINT_SIZE}pt; font-weight: bold;
-    background: white; border: 3px solid {ACCENT}; text-align: left; padding: 12px 28px;
-}}
-QPushButton[role="profile"] {{
-    min-height: 96px; font-size: {LARGE_POINT_SIZE}pt; text-align: left; padding: 8px 24px;
-    background: white; border: 3px solid {BORDER};
-}}
+QPushButton[role="choice"]:hover, QPushButton[role="exercise"]:hover,
+QPushButton[role="profile"]:hover {{ background: #e8f0fa; }}
+QPushButton[role="choice"]:focus, QPushButton[role="exercise"]:focus,
+QPushButton[role="profile"]:focus {{ border: 5px solid {FOCUS}; }}
+QPushButton[role="exercise"]:disabled {{ border-color: #b8b8b8; background: #f6f6f6; }}
 QLineEdit {{
     min-height: 56px; font-size: {LARGE_POINT_SIZE}pt; padding: 4px 12px;
     border: 3px solid {BORDER}; border-radius: 10px; background: white;

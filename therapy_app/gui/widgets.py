@@ -140,6 +140,7 @@ class Banner(QLabel):
         super().__init__(parent)
         self.setWordWrap(True)
         self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setMargin(14)  # a sheet padding is not counted in a wrapped label's height
         self.hide()
 
     def show_error(self, text: str) -> None:

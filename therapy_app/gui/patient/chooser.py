@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from therapy_app.gui import theme
 from therapy_app.gui.widgets import Banner, big_button, label, set_role
@@ -15,6 +22,60 @@ EXERCISES: tuple[tuple[ExerciseKind, str, str, str], ...] = (
     (ExerciseKind.REPETITION, theme.ICON_REPLAY, "Répéter", "Écoutez une phrase et répétez-la."),
     (ExerciseKind.COMPLETION, "…", "Compléter", "Trouvez le mot qui manque."),
 )
+
+
+class ExerciseButton(QPushButton):
+    """Key number, symbol, bold name and a plain one-line hint, on one big button."""
+
+    def __init__(self, number: int, icon: str, name: str, hint: str) -> None:
+        super().__init__()
+        set_role(self, "exercise")
+        self.setAutoDefault(True)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setAccessibleName(name)
+        self.setAccessibleDescription(hint)
+        self.setToolTip(f"Touche {number}")
+        key = QLabel(str(number))
+        key.setFixedSize(52, 52)
+        key.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        key.setStyleSheet(
+            f"background:{theme.ACCENT}; color:white; border-radius:26px; font-weight:bold;"
+        )
+        symbol = QLabel(icon)
+        symbol.setFixedWidth(56)
+        symbol.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        symbol.setStyleSheet(f"font-size:{theme.HUGE_POINT_SIZE}pt; color:{theme.ACCENT};")
+        self.name = QLabel(name)
+        self.name.setStyleSheet(f"font-size:{theme.LARGE_POINT_SIZE}pt; font-weight:bold;")
+        self.hint = QLabel(hint)
+        self.hint.setStyleSheet(f"color:{theme.MUTED};")
+        texts = QVBoxLayout()
+        texts.setSpacing(2)
+        texts.addWidget(self.name)
+        texts.addWidget(self.hint)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(20, 10, 20, 10)
+        row.setSpacing(18)
+        row.addWidget(key)
+        row.addWidget(symbol)
+        row.addLayout(texts, 1)
+        for child in (key, symbol, self.name, self.hint):
+            child.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            child.setStyleSheet(child.styleSheet() + " background: transparent;")
+        key.setStyleSheet(
+            f"background:{theme.ACCENT}; color:white; border-radius:26px; font-weight:bold;"
+        )
+        self.setMinimumHeight(112)
+
+    def changeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt API
+        super().changeEvent(event)
+        if event.type() == event.Type.EnabledChange:
+            # Child labels do not grey out with the button: dim them by hand.
+            colour = theme.TEXT if self.isEnabled() else "#8a8a8a"
+            self.name.setStyleSheet(
+                f"font-size:{theme.LARGE_POINT_SIZE}pt; font-weight:bold; color:{colour};"
+                " background: transparent;"
+            )
 
 
 class ExerciseChooser(QWidget):
@@ -48,9 +109,7 @@ class ExerciseChooser(QWidget):
         layout.setSpacing(18)
         layout.addWidget(self.greeting)
         for number, (kind, icon, name, hint) in enumerate(EXERCISES, start=1):
-            button = big_button("", f"{number}   {icon}   {name}\n         {hint}", "exercise")
-            button.setAccessibleName(name)
-            button.setToolTip(f"Touche {number}")
+            button = ExerciseButton(number, icon, name, hint)
             button.clicked.connect(lambda _=False, k=kind: self._choose(k))
             layout.addWidget(button)
             self.buttons[kind] = button
@@ -93,6 +152,8 @@ class ExerciseChooser(QWidget):
 
     def focus_first(self) -> None:
         """Put the keyboard focus on the first exercise (or "Réessayer" after an error)."""
+        if not self.isVisible():
+            return  # a hidden page taking the focus would take it from the page shown
         first = self.buttons[ExerciseKind.FREE_SPEECH]
         if first.isEnabled():
             first.setFocus()
@@ -115,6 +176,9 @@ class ExerciseChooser(QWidget):
         """A loading failure in French, with "Réessayer"."""
         self.progress.hide()
         self.progress_label.hide()
-        self.banner.show_error(message)
+        self.banner.show_error(
+            f"Les exercices ne peuvent pas démarrer. {message}\n"
+            "Si vous ne savez pas quoi faire, demandez de l'aide à votre thérapeute."
+        )
         self.retry_button.show()
         set_role(self.retry_button, "primary")

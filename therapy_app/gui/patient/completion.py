@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.widgets import label
 from therapy_app.practice.controller import PracticeController
-from therapy_app.practice.events import CueGiven, ItemPresented
+from therapy_app.practice.events import CueGiven, ItemPresented, State
 
 
 class CompletionScreen(PracticeScreen):
@@ -35,3 +35,10 @@ class CompletionScreen(PracticeScreen):
     def on_cue(self, event: CueGiven) -> None:
         super().on_cue(event)
         self.cue_text.setText(event.cue.display)
+
+    def status_text(self, state: State) -> str:
+        if state is State.AWAITING_REPETITION:
+            if self.controller.cue.level >= 3:
+                return "À vous ! Appuyez sur le bouton rouge et répétez le mot."
+            return "À vous ! Appuyez sur le bouton rouge et dites le mot."
+        return super().status_text(state)

@@ -73,7 +73,7 @@ class FreeSpeechScreen(PracticeScreen):
         self.invitation.hide()
         self.chosen.hide()
         self._set_choices([])
-        self.heard_text.setText(f"J'ai entendu : « {event.text} »" if event.text else "")
+        self.heard_text.setText(f"Vous avez dit : « {event.text} »" if event.text else "")
         self.heard_text.setVisible(bool(event.text))
 
     def on_corrected(self, event: Corrected) -> None:

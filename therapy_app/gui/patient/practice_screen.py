@@ -7,9 +7,11 @@ import logging
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QProgressBar,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -81,10 +83,12 @@ class PracticeScreen(QWidget):
         self.prompt_area.setSpacing(12)
 
         self.record_button = big_button(theme.ICON_RECORD, "Parler", "record")
-        self.record_button.setFixedSize(theme.RECORD_BUTTON_SIZE, theme.RECORD_BUTTON_SIZE)
         self.record_button.setText(f"{theme.ICON_RECORD}\nParler")
         self.record_button.setToolTip("Espace : commencer ou arrêter l'enregistrement")
         self.meter = LevelMeter()
+        policy = self.meter.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # no layout jump when recording starts
+        self.meter.setSizePolicy(policy)
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)  # indeterminate: the engines give no progress
         self.busy.setTextVisible(False)
@@ -124,15 +128,26 @@ class PracticeScreen(QWidget):
         set_role(prompt_card, "card")
         prompt_card.setLayout(self.prompt_area)
 
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(32, 16, 32, 8)
+        body_layout.setSpacing(14)
+        body_layout.addWidget(self.banner)
+        body_layout.addWidget(prompt_card)
+        body_layout.addWidget(self.status)
+        body_layout.addLayout(record_column)
+        body_layout.addLayout(feedback_box)
+        body_layout.addStretch(1)
+        # Small screens (1366x768 laptops) scroll the exercise; the buttons below stay.
+        scroll = QScrollArea()
+        scroll.setWidget(body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(32, 16, 32, 16)
-        layout.setSpacing(14)
-        layout.addWidget(self.banner)
-        layout.addWidget(prompt_card)
-        layout.addWidget(self.status)
-        layout.addLayout(record_column)
-        layout.addLayout(feedback_box)
-        layout.addStretch(1)
+        layout.setContentsMargins(0, 0, 0, 12)
+        layout.setSpacing(8)
+        layout.addWidget(scroll, 1)
         layout.addLayout(buttons)
 
         self._poll = QTimer(self)
@@ -167,7 +182,8 @@ class PracticeScreen(QWidget):
 
     def focus_default(self) -> None:
         """Focus the record button (Space works anywhere on the screen anyway)."""
-        self.record_button.setFocus()
+        if self.isVisible():
+            self.record_button.setFocus()
 
     def leave(self) -> None:
         """End the exercise (Escape or the back button)."""
@@ -265,8 +281,10 @@ class PracticeScreen(QWidget):
         self.record_button.style().unpolish(self.record_button)
         self.record_button.style().polish(self.record_button)
         self.record_button.setEnabled(not state.busy)
-        self.meter.setVisible(not state.busy)
+        self.meter.setVisible(recording)
         self.busy.setVisible(state.busy)
+        if not state.busy:
+            self._keep_focus()
         self.replay_button.setEnabled(self.controller.can_replay)
         self.my_voice_button.setEnabled(
             self.controller.has_recording and not state.busy and not recording
@@ -277,6 +295,13 @@ class PracticeScreen(QWidget):
         )
         self.status.setText(self.status_text(state))
         self.refresh_extra(state)
+
+    def _keep_focus(self) -> None:
+        # Disabling the focused record button (while the engines work) sends the
+        # focus to the next widget, the header's "Retour": bring it back.
+        focused = QApplication.focusWidget()
+        if self.isVisible() and (focused is None or not self.isAncestorOf(focused)):
+            self.focus_default()
 
     def status_text(self, state: State) -> str:
         """The instruction line for ``state`` (subclasses may adapt it)."""

@@ -95,7 +95,6 @@ class NewProfileForm(QWidget):
         self.error.clear_message()
         self.heading.setText("Bienvenue !" if first_run else "Nouveau profil")
         self.cancel_button.setVisible(not first_run)
-        self.name.setFocus()
 
     def _submit(self) -> None:
         name = self.name.text().strip()
@@ -182,6 +181,8 @@ class ProfileScreen(QWidget):
 
     def focus_default(self) -> None:
         """Focus the first profile, or the name field of the form."""
+        if not self.isVisible():
+            return
         if self.pages.currentWidget() is self.form:
             self.form.name.setFocus()
         elif self.buttons:
@@ -190,7 +191,7 @@ class ProfileScreen(QWidget):
     def _show_form(self, first_run: bool) -> None:
         self.form.reset(first_run)
         self.pages.setCurrentWidget(self.form)
-        self.form.name.setFocus()
+        self.focus_default()
 
     def _create(self, name: str) -> None:
         self._runner.submit(

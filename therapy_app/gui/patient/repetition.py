@@ -52,6 +52,8 @@ class RepetitionScreen(PracticeScreen):
 
     def on_item(self, event: ItemPresented) -> None:
         self.sentence.setText(event.prompt)
+        if event.level in self.level_buttons:
+            self.level_buttons[event.level].setChecked(True)
         self.counter.setText(f"Phrase {event.index + 1} sur {event.count}")
         self.cue_display.hide()
 
