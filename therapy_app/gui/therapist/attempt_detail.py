@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
@@ -27,101 +24,19 @@ from therapy_app.exports.labels import exercise_label
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
 from therapy_app.gui.therapist.style import set_role
-from therapy_app.storage import Attempt, SessionRepository, TranscriptEdit
+from therapy_app.gui.therapist.transcript_editor import (
+    AttemptView,
+    TranscriptEditor,
+    edit_line,
+    load_attempt_view,
+    section_label,
+    value_label,
+)
+from therapy_app.storage import Attempt, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
 
-FIELD_LABELS = {"transcript": "transcription", "repetition_transcript": "répétition"}
-"""French names of the correctable transcript fields, for the edit history."""
 _PLAYBACK_POLL_MS = 200
-
-
-@dataclass(frozen=True)
-class AttemptView:
-    """Everything the detail screen shows, read in one database job.
-
-    Attributes:
-        attempt: the stored attempt (original record, edits, metrics).
-        edits: its audited corrections, oldest first.
-        recording: the recording file when it exists on disk.
-    """
-
-    attempt: Attempt
-    edits: list[TranscriptEdit]
-    recording: Path | None
-
-
-def load_attempt_view(repository: SessionRepository, attempt_id: int) -> AttemptView:
-    """Read an attempt, its edit history and its recording path (database worker)."""
-    attempt = repository.get_attempt(attempt_id)
-    path = repository.recording_path(attempt)
-    return AttemptView(
-        attempt,
-        repository.transcript_edits(attempt_id),
-        path if path is not None and path.is_file() else None,
-    )
-
-
-def edit_line(edit: TranscriptEdit) -> str:
-    """``14/03/2025 10:40 — claire — transcription : « a » → « b »``."""
-    return (
-        f"{fmt.short_datetime(edit.edited_at)} — {edit.editor} — "
-        f"{FIELD_LABELS.get(edit.field, edit.field)} : "
-        f"{fmt.quoted(edit.old_text)} → {fmt.quoted(edit.new_text)}"
-    )
-
-
-def _value_label(text: str = "") -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
-def _section(title: str) -> QLabel:
-    label = QLabel(title)
-    set_role(label, "section")
-    return label
-
-
-class TranscriptEditor(QWidget):
-    """An edit field for one transcript, with its original ASR text below."""
-
-    save_requested = Signal(str, str)  # (field, new text)
-
-    def __init__(self, field: str, title: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.field = field
-        self.title = QLabel(title)
-        self.edit = QLineEdit()
-        self.edit.setAccessibleName(title)
-        self.save_button = QPushButton("Enregistrer la correction")
-        set_role(self.save_button, "primary")
-        self.original = _value_label()
-        set_role(self.original, "muted")
-        row = QHBoxLayout()
-        row.addWidget(self.edit, 1)
-        row.addWidget(self.save_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
-        layout.addLayout(row)
-        layout.addWidget(self.original)
-        self.save_button.clicked.connect(self._save)
-        self.edit.returnPressed.connect(self._save)
-
-    def show_texts(self, current: str, original: str, edited: bool) -> None:
-        """Fill the field with the text in force and say where it comes from."""
-        self.edit.setText(current)
-        if edited:
-            self.original.setText(
-                f"Corrigée. Texte d'origine (reconnaissance automatique) : {fmt.quoted(original)}"
-            )
-        else:
-            self.original.setText("Texte de la reconnaissance automatique, non corrigé.")
-
-    def _save(self) -> None:
-        self.save_requested.emit(self.field, self.edit.text())
 
 
 class AttemptDetail(QWidget):
@@ -171,14 +86,14 @@ class AttemptDetail(QWidget):
         self.title.setWordWrap(True)
         self.play_button = QPushButton("▶ Écouter l'enregistrement")
         set_role(self.play_button, "primary")
-        self.status = _value_label()
+        self.status = value_label()
 
-        self.target = _value_label()
-        self.raw = _value_label()
-        self.correction = _value_label()
-        self.alternatives = _value_label()
-        self.chosen = _value_label()
-        self.repetition = _value_label()
+        self.target = value_label()
+        self.raw = value_label()
+        self.correction = value_label()
+        self.alternatives = value_label()
+        self.chosen = value_label()
+        self.repetition = value_label()
         texts = QFormLayout()
         texts.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         texts.addRow("Cible :", self.target)
@@ -209,12 +124,12 @@ class AttemptDetail(QWidget):
             ("pauses", "Part de pauses"),
         )
         for key, label in score_names:
-            value = _value_label()
+            value = value_label()
             self.scores[key] = value
             scores.addRow(label + " :", value)
 
         # A label, not a list: long lines wrap instead of scrolling sideways.
-        self.edit_history = _value_label()
+        self.edit_history = value_label()
         self.no_edit = QLabel("Aucune correction.")
         set_role(self.no_edit, "muted")
 
@@ -222,15 +137,15 @@ class AttemptDetail(QWidget):
         left.setSpacing(10)
         left.addLayout(texts)
         left.addWidget(_rule())
-        left.addWidget(_section("Corriger la transcription"))
+        left.addWidget(section_label("Corriger la transcription"))
         left.addWidget(self.transcript_editor)
         left.addWidget(self.repetition_editor)
-        left.addWidget(_section("Historique des corrections"))
+        left.addWidget(section_label("Historique des corrections"))
         left.addWidget(self.no_edit)
         left.addWidget(self.edit_history)
         left.addStretch(1)
         right = QVBoxLayout()
-        right.addWidget(_section("Scores"))
+        right.addWidget(section_label("Scores"))
         right.addLayout(scores)
         right.addStretch(1)
         score_box = QFrame()
