@@ -56,20 +56,20 @@ class SpokenRecordings:
     """Recorder factory: each recording hears the next queued WAV name or clip."""
 
     def __init__(self) -> None:
-        self._queue: deque[object] = deque()
+        self._queue: deque[tuple[object, bool]] = deque()
 
-    def say(self, item: object) -> None:
-        """Queue a file name from tests/data/speech, or an AudioClip."""
-        self._queue.append(item)
+    def say(self, item: object, realtime: bool = False) -> None:
+        """Queue a file name from tests/data/speech, or an AudioClip (``realtime``: paced)."""
+        self._queue.append((item, realtime))
 
     def __call__(self):  # -> Recorder
         from therapy_app.audio.clip import AudioClip
         from therapy_app.audio.recorder import FileAudioSource, Recorder
         from therapy_app.audio.wavio import read_wav
 
-        item = self._queue.popleft()
+        item, realtime = self._queue.popleft()
         clip = item if isinstance(item, AudioClip) else read_wav(SPEECH_DIR / str(item))
-        return Recorder(FileAudioSource(clip, trailing_silence_s=2.5))
+        return Recorder(FileAudioSource(clip, realtime=realtime, trailing_silence_s=2.5))
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = 120.0) -> None:
@@ -143,10 +143,14 @@ def run(out: Path) -> list[Path]:
 
     # Free speech: a telegraphic utterance, the proposals, then the repetition.
     key(Qt.Key.Key_1)
-    spoken.say("telegraphic_01.wav")
+    spoken.say("telegraphic_01.wav", realtime=True)  # paced like a microphone
     key(Qt.Key.Key_Space)
+    wait_until(
+        lambda: state_is(State.RECORDING)() and window.practice.meter.level > 0.2, timeout=10
+    )
+    shot("04_free_speech_listening")
     wait_until(state_is(State.REVIEWING))
-    shot("04_free_speech_proposals")
+    shot("05_free_speech_proposals")
     key(Qt.Key.Key_1)
     wait_until(state_is(State.AWAITING_REPETITION))
     screen = window.practice
@@ -154,7 +158,7 @@ def run(out: Path) -> list[Path]:
     spoken.say(screen.controller.services.synthesizer.synthesize(chosen))
     key(Qt.Key.Key_Space)
     wait_until(state_is(State.FEEDBACK))
-    shot("05_free_speech_result")
+    shot("06_free_speech_result")
 
     # Repetition, medium sentences: two misses give the word-by-word cue.
     key(Qt.Key.Key_Escape)
@@ -171,11 +175,11 @@ def run(out: Path) -> list[Path]:
         spoken.say("sentence_03.wav")  # "Le chat dort sur le canapé." for "J'ai mal à la tête."
         key(Qt.Key.Key_Space)
         wait_until(lambda n=expected: len(cues) == n and state_is(State.AWAITING_REPETITION)())
-    shot("06_repetition_cue")
+    shot("07_repetition_cue")
     spoken.say("sentence_06.wav")
     key(Qt.Key.Key_Space)
     wait_until(state_is(State.FEEDBACK))
-    shot("07_repetition_success")
+    shot("08_repetition_success")
 
     # Completion: a wrong word twice gives the first sounds of the answer.
     key(Qt.Key.Key_Escape)
@@ -186,7 +190,7 @@ def run(out: Path) -> list[Path]:
     targets = [controller._items[i].target for i in range(controller.item_count)]
     controller.present(targets.index("pomme"))
     wait_until(state_is(State.AWAITING_REPETITION))
-    shot("08_completion")
+    shot("09_completion")
     cues.clear()
     window.practice.event_received.connect(
         lambda e: cues.append(e) if isinstance(e, CueGiven) else None
@@ -195,7 +199,7 @@ def run(out: Path) -> list[Path]:
         spoken.say("word_02.wav")  # "maison"
         key(Qt.Key.Key_Space)
         wait_until(lambda n=expected: len(cues) == n and state_is(State.AWAITING_REPETITION)())
-    shot("09_completion_cue")
+    shot("10_completion_cue")
     window.shutdown()
     window.close()
 
@@ -206,7 +210,7 @@ def run(out: Path) -> list[Path]:
     wait_until(lambda: broken.loader.error is not None and len(broken.profiles.patients) == 3)
     broken.select_patient(broken.profiles.patients[0])
     settle()
-    path = out / "10_missing_models.png"
+    path = out / "11_missing_models.png"
     broken.grab().save(str(path))
     saved.append(path)
     broken.shutdown()
@@ -236,9 +240,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # PySide6 6.12 can abort while garbage-collecting at interpreter exit
-    # ("bool_dealloc: deallocating True or False"); the PNGs are written by now.
-    os._exit(code)
+    sys.exit(main())

@@ -127,3 +127,23 @@ def test_therapist_area_missing_says_soon_available(open_window, gui_repository,
     window.therapist_button.click()
     assert window.current_screen == "chooser"
     assert window.banner.isVisible() and "bientôt disponible" in window.banner.text()
+
+
+def test_restored_words_are_highlighted_in_the_proposals(qtbot):
+    from therapy_app.correction.diff import word_diff
+    from therapy_app.gui.patient.choices import ChoiceButton
+    from therapy_app.gui.patient.sentence_view import restored_words, sentence_html
+    from therapy_app.practice.events import Proposal
+
+    sentence = "Je suis allé à la boulangerie hier."
+    diff = word_diff("moi aller boulangerie hier", sentence)
+    html = sentence_html(sentence, diff)
+    assert "text-decoration:underline" in html
+    for word in restored_words(diff):
+        assert word in html
+    assert {"à", "la"} <= set(restored_words(diff))
+    button = ChoiceButton(2, Proposal(sentence, -0.3, diff))
+    qtbot.addWidget(button)
+    assert button.sentence.text() == html
+    assert button.accessibleName() == f"Choix 2 : {sentence}"
+    assert sentence_html("Bonjour <toi>.", []) == "Bonjour &lt;toi&gt;."

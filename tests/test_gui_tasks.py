@@ -69,3 +69,20 @@ def test_submit_after_shutdown_raises(runner):
     runner.shutdown()
     with pytest.raises(TaskError):
         runner.submit(lambda: None)
+
+
+def test_emitting_signals_keeps_the_bool_refcount(qtbot):
+    # PySide6 6.12 drops a reference to True per emit(); pyside_fixes gives it back.
+    import sys
+
+    from PySide6.QtCore import QObject, Signal
+
+    class Emitter(QObject):
+        ping = Signal(int)
+
+    emitter = Emitter()
+    emitter.ping.connect(lambda value: None)
+    before = sys.getrefcount(True)
+    for i in range(500):
+        emitter.ping.emit(i)
+    assert sys.getrefcount(True) - before > -10

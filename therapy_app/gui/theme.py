@@ -123,6 +123,7 @@ QProgressBar {{
     background: white;
 }}
 QProgressBar::chunk {{ background: {ACCENT}; border-radius: 8px; }}
+QScrollBar:vertical {{ width: 22px; }}
 QFrame#header {{ background: {SURFACE}; border-bottom: 2px solid #c9d1db; }}
 """
 

@@ -121,8 +121,7 @@ class Stars(QLabel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setStyleSheet(f"font-size: {theme.HUGE_POINT_SIZE + 8}pt; color: #c98a00;")
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setStyleSheet(f"font-size: {theme.HUGE_POINT_SIZE + 4}pt; color: #c98a00;")
         self.set_count(0)
 
     def set_count(self, count: int) -> None:

@@ -53,7 +53,7 @@ def repetition_cue(sentence: str, level: int, slow_start: bool = False) -> Cue:
     first = words[0] if words else sentence
     return Cue(
         3,
-        f"Je vous aide : la phrase commence par « {_bare(first)} ».",
+        f"Je vous aide : la phrase commence par «\u00a0{_bare(first)}\u00a0».",
         f"{first} …",
         _bare(first),
         WORD_BY_WORD_RATE_WPM,
@@ -84,14 +84,14 @@ def completion_cue(item: CompletionItem, level: int) -> Cue:
         sounds = first_sounds(item.answer)
         return Cue(
             2,
-            f"Le mot commence par « {sounds}… ».",
+            f"Le mot commence par «\u00a0{sounds}…\u00a0».",
             item.cue.replace(BLANK, f"{sounds}…"),
             f'{item.spoken_cue} <break time="300ms"/> {sounds}',
             SLOW_RATE_WPM,
         )
     return Cue(
         3,
-        f"La réponse est « {item.answer} ». Répétez-la.",
+        f"La réponse est «\u00a0{item.answer}\u00a0». Répétez-la.",
         item.completed(),
         item.answer,
         WORD_BY_WORD_RATE_WPM,

@@ -32,11 +32,11 @@ class ChoiceButton(QPushButton):
         self.setAccessibleName(f"Choix {number} : {proposal.text}")
         self.setToolTip(f"Touche {number}")
         key = QLabel(f"{number}")
-        key.setFixedWidth(48)
+        key.setFixedSize(48, 48)
         key.setAlignment(Qt.AlignmentFlag.AlignCenter)
         key.setStyleSheet(
-            f"background:{theme.ACCENT}; color:white; border-radius:22px;"
-            f" font-weight:bold; min-height:44px; font-size:{theme.BASE_POINT_SIZE}pt;"
+            f"background:{theme.ACCENT}; color:white; border-radius:24px;"
+            f" font-weight:bold; font-size:{theme.BASE_POINT_SIZE}pt;"
         )
         self.sentence = QLabel(sentence_html(proposal.text, proposal.diff))
         self.sentence.setTextFormat(Qt.TextFormat.RichText)

@@ -64,6 +64,7 @@ class FreeSpeechScreen(PracticeScreen):
             button = ChoiceButton(number, proposal)
             button.clicked.connect(self._picker(number - 1))
             self.choices_box.addWidget(button)
+            button.show()  # shown now, so that it can take the focus now
             self.choices.append(button)
 
     # ----- events -----------------------------------------------------------
@@ -73,7 +74,7 @@ class FreeSpeechScreen(PracticeScreen):
         self.invitation.hide()
         self.chosen.hide()
         self._set_choices([])
-        self.heard_text.setText(f"Vous avez dit : « {event.text} »" if event.text else "")
+        self.heard_text.setText(f"Vous avez dit : «\u00a0{event.text}\u00a0»" if event.text else "")
         self.heard_text.setVisible(bool(event.text))
 
     def on_corrected(self, event: Corrected) -> None:
@@ -81,8 +82,14 @@ class FreeSpeechScreen(PracticeScreen):
         self.question.show()
         self.note.setVisible(not event.corrected)
         self._set_choices(event.proposals)
-        if self.choices:
+        self.focus_default()
+
+    def focus_default(self) -> None:
+        """The first proposal while choosing (Enter takes it), else the record button."""
+        if self.choices and self.isVisible():
             self.choices[0].setFocus()
+        else:
+            super().focus_default()
 
     def on_item(self, event: ItemPresented) -> None:
         # The chosen sentence: shown big, restored words still highlighted.

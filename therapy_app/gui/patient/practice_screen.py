@@ -104,8 +104,11 @@ class PracticeScreen(QWidget):
         self.cue_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         feedback_box = QVBoxLayout()
         feedback_box.setSpacing(4)
+        feedback_box.addStretch(1)
         for widget in (self.feedback_title, self.stars, self.cue_label, self.heard):
             feedback_box.addWidget(widget)
+            widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        feedback_box.addStretch(1)
         self._clear_feedback()
 
         self.replay_button = big_button(theme.ICON_REPLAY, "Réécouter", tooltip="Touche R")
@@ -131,12 +134,22 @@ class PracticeScreen(QWidget):
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(32, 16, 32, 8)
-        body_layout.setSpacing(14)
+        body_layout.setSpacing(10)
         body_layout.addWidget(self.banner)
         body_layout.addWidget(prompt_card)
         body_layout.addWidget(self.status)
-        body_layout.addLayout(record_column)
-        body_layout.addLayout(feedback_box)
+        # Record button and feedback side by side: the result appears next to
+        # the button just pressed, and the page fits 768-pixel-high screens.
+        middle = QHBoxLayout()
+        middle.setSpacing(32)
+        middle.addStretch(1)
+        middle.addLayout(record_column)
+        self.feedback_panel = QWidget()
+        self.feedback_panel.setLayout(feedback_box)
+        self.feedback_panel.hide()  # hidden until a verdict: the button stays centred
+        middle.addWidget(self.feedback_panel, 5)
+        middle.addStretch(1)
+        body_layout.addLayout(middle)
         body_layout.addStretch(1)
         # Small screens (1366x768 laptops) scroll the exercise; the buttons below stay.
         scroll = QScrollArea()
@@ -252,6 +265,8 @@ class PracticeScreen(QWidget):
         self._feedback = None
         for widget in (self.feedback_title, self.stars, self.cue_label, self.heard):
             widget.hide()
+        if hasattr(self, "feedback_panel"):
+            self.feedback_panel.hide()
 
     def _show_feedback(self, feedback: Feedback) -> None:
         self._feedback = feedback
@@ -265,10 +280,12 @@ class PracticeScreen(QWidget):
             self.feedback_title.setText(feedback.message)
             self.stars.hide()
         self.feedback_title.show()
+        self.feedback_panel.show()
         if feedback.heard:
-            self.heard.setText(f"J'ai entendu : « {feedback.heard} »")
+            self.heard.setText(f"J'ai entendu : «\u00a0{feedback.heard}\u00a0»")
             self.heard.show()
         self.cue_label.hide()
+        self.on_feedback_shown(feedback.success)
 
     # ----- redraw -------------------------------------------------------------
     def _refresh(self) -> None:
@@ -329,6 +346,10 @@ class PracticeScreen(QWidget):
         """Help after a failed try: shown under the feedback."""
         self.cue_label.setText(event.cue.message)
         self.cue_label.show()
+        self.feedback_panel.show()
+
+    def on_feedback_shown(self, success: bool) -> None:
+        """The verdict is on screen."""
 
     def refresh_extra(self, state: State) -> None:
         """Update the subclass's own widgets."""

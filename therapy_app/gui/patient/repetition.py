@@ -63,6 +63,10 @@ class RepetitionScreen(PracticeScreen):
         self.cue_display.setText(cue.display if cue.level >= 2 else "")
         self.cue_display.setVisible(cue.level >= 2)
 
+    def on_feedback_shown(self, success: bool) -> None:
+        if success:
+            self.cue_display.hide()
+
     def refresh_extra(self, state: State) -> None:
         idle = not state.busy and state is not State.RECORDING
         for button in self.level_buttons.values():
