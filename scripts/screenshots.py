@@ -187,8 +187,7 @@ def run(out: Path) -> list[Path]:
     key(Qt.Key.Key_3)
     wait_until(state_is(State.AWAITING_REPETITION))
     controller = window.practice.controller
-    targets = [controller._items[i].target for i in range(controller.item_count)]
-    controller.present(targets.index("pomme"))
+    controller.present(controller.index_of("pomme"))
     wait_until(state_is(State.AWAITING_REPETITION))
     shot("09_completion")
     cues.clear()

@@ -8,6 +8,7 @@ import pytest
 from practice_fixtures import SpokenClips, shared_engines
 
 from therapy_app.audio.recorder import Recorder
+from therapy_app.errors import ModelMissingError
 from therapy_app.gui.main_window import MainWindow
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.theme import apply_theme
@@ -105,6 +106,20 @@ class WindowDriver:
     def close(self) -> None:
         """Shut the window down (stores pending attempts, stops the workers)."""
         self.window.shutdown()
+
+
+@pytest.fixture
+def offline_steps() -> list[LoadStep]:
+    """Load steps that report a missing model at once: for shell tests needing no model."""
+
+    def missing() -> None:
+        raise ModelMissingError(
+            "Il manque le modèle de reconnaissance vocale.",
+            "Pour l'installer, lancez : therapy-app build-models",
+            "test without models",
+        )
+
+    return [LoadStep("recognizer", "Reconnaissance vocale", missing)]
 
 
 @pytest.fixture

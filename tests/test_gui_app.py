@@ -16,8 +16,10 @@ pytest_plugins = ("gui_fixtures",)
 pytestmark = pytest.mark.gui
 
 
-def test_first_run_creates_the_profile_with_the_keyboard(open_window, gui_repository):
-    driver = open_window()
+def test_first_run_creates_the_profile_with_the_keyboard(
+    open_window, gui_repository, offline_steps
+):
+    driver = open_window(steps=offline_steps)
     window = driver.window
     driver.qtbot.waitUntil(lambda: window.profiles.pages.currentWidget() is window.profiles.form)
     form = window.profiles.form
@@ -34,10 +36,12 @@ def test_first_run_creates_the_profile_with_the_keyboard(open_window, gui_reposi
     assert window.patient_name.text() == "Marcel"
 
 
-def test_several_profiles_are_listed_and_picked_with_the_keyboard(open_window, gui_repository):
+def test_several_profiles_are_listed_and_picked_with_the_keyboard(
+    open_window, gui_repository, offline_steps
+):
     gui_repository.create_patient("Jeanne Martin")
     gui_repository.create_patient("Paul Durand")
-    driver = open_window()
+    driver = open_window(steps=offline_steps)
     window = driver.window
     driver.qtbot.waitUntil(lambda: len(window.profiles.buttons) == 2, timeout=5000)
     assert window.current_screen == "profiles"
@@ -97,9 +101,9 @@ def test_a_missing_microphone_is_explained_in_french(open_window, gui_repository
     assert screen.record_button.isEnabled()  # the patient can try again
 
 
-def test_therapist_button_opens_the_area_and_comes_back(open_window, gui_repository):
+def test_therapist_button_opens_the_area_and_comes_back(open_window, gui_repository, offline_steps):
     gui_repository.create_patient("Jeanne Martin")
-    driver = open_window()
+    driver = open_window(steps=offline_steps)
     window = driver.window
     driver.wait_screen("chooser")
     window.therapist_button.click()
@@ -109,7 +113,9 @@ def test_therapist_button_opens_the_area_and_comes_back(open_window, gui_reposit
     driver.wait_screen("chooser")
 
 
-def test_therapist_area_missing_says_soon_available(open_window, gui_repository, monkeypatch):
+def test_therapist_area_missing_says_soon_available(
+    open_window, gui_repository, monkeypatch, offline_steps
+):
     import importlib
 
     real_import = importlib.import_module
@@ -121,7 +127,7 @@ def test_therapist_area_missing_says_soon_available(open_window, gui_repository,
 
     monkeypatch.setattr(importlib, "import_module", without_area)
     gui_repository.create_patient("Jeanne Martin")
-    driver = open_window()
+    driver = open_window(steps=offline_steps)
     window = driver.window
     driver.wait_screen("chooser")
     window.therapist_button.click()

@@ -137,10 +137,7 @@ def test_completion_item(open_window, patient, speech_queue, gui_repository):
     assert "…" in screen.cue_text.text()
     # Go to the "bonjour" item (the committed recordings say a few words only).
     controller = screen.controller
-    index = next(
-        i for i in range(controller.item_count) if controller._items[i].target == "bonjour"
-    )
-    controller.present(index)
+    controller.present(controller.index_of("bonjour"))
     driver.wait_state(State.AWAITING_REPETITION)
     assert screen.cue_text.text() == "Quand j'arrive chez mes voisins, je leur dis …"
 

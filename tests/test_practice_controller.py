@@ -154,8 +154,7 @@ def test_completion_item_is_scored_against_its_answer(
     events: list = []
     controller = _controller(ExerciseKind.COMPLETION, services, repository, events)
     controller.begin()
-    index = next(i for i, item in enumerate(controller._items) if item.target == "bonjour")
-    controller.present(index)
+    controller.present(controller.index_of("bonjour"))
     presented = [e for e in events if isinstance(e, ItemPresented)][-1]
     assert "…" in presented.prompt and presented.target == "bonjour"
 

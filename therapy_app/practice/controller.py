@@ -260,6 +260,19 @@ class PracticeController:
         """Items in the current list."""
         return len(self._items)
 
+    @property
+    def all_items(self) -> list[items.ExerciseItem]:
+        """The current list (a copy)."""
+        return list(self._items)
+
+    def index_of(self, target: str) -> int | None:
+        """Position of the item whose target is ``target`` (case-insensitive), or None."""
+        wanted = target.strip().lower()
+        for index, item in enumerate(self._items):
+            if item.target.strip().lower() == wanted:
+                return index
+        return None
+
     def set_level(self, level: int) -> bool:
         """Switch the repetition list to ``level`` (1..3) and present its first sentence."""
         if self.kind is not ExerciseKind.REPETITION or self._state.busy:
