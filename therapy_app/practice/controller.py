@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +13,6 @@ from therapy_app.errors import AudioDeviceError, SpeechSynthesisError
 from therapy_app.exercises import ExerciseContent, default_content
 from therapy_app.practice import attempts, cues, items, steps
 from therapy_app.practice.events import (
-    AttemptSaved,
     Corrected,
     Cue,
     CueGiven,
@@ -34,6 +32,7 @@ from therapy_app.practice.events import (
 from therapy_app.practice.scheduling import Scheduler
 from therapy_app.practice.scoring import ScoreResult, score_try
 from therapy_app.practice.services import SpeechServices
+from therapy_app.practice.session_store import SessionStore
 from therapy_app.storage.records import AttemptRecord
 from therapy_app.storage.repository import SessionRepository
 from therapy_app.vad.silero import DEFAULT_TRAILING_SILENCE_MS
@@ -103,10 +102,10 @@ class PracticeController:
         self._state = State.IDLE
         self._epoch = 0  # bumped when the session ends: late results are dropped
         self._speech_token = 0  # bumped when speech is interrupted
-        self._session_id: int | None = None
-        self._session_ready = threading.Event()
-        self._items: list[items.ExerciseItem] = []
-        self._index = 0
+        self._store = SessionStore(
+            repository, patient_id, kind.value, scheduler, lambda event: self._emit(event)
+        )
+        self._list = items.ItemList()
         self._item: items.ExerciseItem | None = None
         self._cue = Cue(0, "", "", "", cues.NORMAL_RATE_WPM)
         self._tts_s: float | None = None
@@ -126,6 +125,11 @@ class PracticeController:
     def subscribe(self, listener: Callable[[PracticeEvent], None]) -> None:
         """Call ``listener(event)`` for every event, on the controller's thread."""
         self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[PracticeEvent], None]) -> None:
+        """Stop calling ``listener`` (a closed screen must not receive late events)."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
 
     def _emit(self, event: PracticeEvent) -> None:
         for listener in list(self._listeners):
@@ -161,7 +165,7 @@ class PracticeController:
     @property
     def session_id(self) -> int | None:
         """The database session, once started."""
-        return self._session_id
+        return self._store.session_id
 
     @property
     def input_level(self) -> float:
@@ -213,20 +217,13 @@ class PracticeController:
     # ----- session ----------------------------------------------------------
     def begin(self) -> None:
         """Open the database session and present the first item (or wait for speech)."""
-        self._submit(self._start_session, pool="db", on_done=lambda _: None)
+        self._store.open()
         if self.kind is ExerciseKind.FREE_SPEECH:
             self._rest_state = State.IDLE
             self._set_state(State.IDLE)
             return
         self._load_items()
         self.present(0)
-
-    def _start_session(self) -> int:
-        # Runs on the database worker; later saves run after it on the same worker.
-        session = self.repository.start_session(self.patient_id, self.kind.value)
-        self._session_id = session.id
-        self._session_ready.set()
-        return session.id
 
     def end(self) -> None:
         """Leave: stop sound and recording, store what is pending, close the session."""
@@ -240,38 +237,30 @@ class PracticeController:
                 recorder.stop()
             except AudioDeviceError:
                 pass
-        self._scheduler.submit(self._end_session, pool="db")
+        self._store.close()
         self._set_state(State.IDLE)
-
-    def _end_session(self) -> None:
-        if self._session_id is not None:
-            self.repository.end_session(self._session_id)
 
     # ----- items ------------------------------------------------------------
     def _load_items(self) -> None:
         if self.kind is ExerciseKind.REPETITION:
-            self._items = items.repetition_items(self.content, self._level)
+            self._list.replace(items.repetition_items(self.content, self._level))
         else:
-            self._items = items.completion_items(self.content, self.settings.completion_level)
+            self._list.replace(items.completion_items(self.content, self.settings.completion_level))
             self._level = self.settings.completion_level or 0
 
     @property
     def item_count(self) -> int:
         """Items in the current list."""
-        return len(self._items)
+        return len(self._list)
 
     @property
     def all_items(self) -> list[items.ExerciseItem]:
         """The current list (a copy)."""
-        return list(self._items)
+        return self._list.all()
 
     def index_of(self, target: str) -> int | None:
         """Position of the item whose target is ``target`` (case-insensitive), or None."""
-        wanted = target.strip().lower()
-        for index, item in enumerate(self._items):
-            if item.target.strip().lower() == wanted:
-                return index
-        return None
+        return self._list.index_of(target)
 
     def set_level(self, level: int) -> bool:
         """Switch the repetition list to ``level`` (1..3) and present its first sentence."""
@@ -286,13 +275,12 @@ class PracticeController:
 
     def present(self, index: int) -> None:
         """Show item ``index`` of the list and say it."""
-        if not self._items:
+        if not len(self._list):
             return
-        if index >= len(self._items):
+        if index >= len(self._list):
             self._emit(Notice(LIST_DONE))
             index = 0
-        self._index = index
-        self._item = self._items[index]
+        self._item = self._list.select(index)
         self._emit(
             ItemPresented(
                 self.kind,
@@ -300,7 +288,7 @@ class PracticeController:
                 self._item.target,
                 self._item.level,
                 index,
-                len(self._items),
+                len(self._list),
             )
         )
         self._rest_state = State.AWAITING_REPETITION
@@ -313,7 +301,7 @@ class PracticeController:
         if self.kind is ExerciseKind.FREE_SPEECH:
             self._new_cycle()
             return True
-        self.present(self._index + 1)
+        self.present(self._list.index + 1)
         return True
 
     def _cue_for(self, level: int) -> Cue:
@@ -545,7 +533,12 @@ class PracticeController:
             if finished:
                 self._save_cycle()
         else:
-            self._store(self._item_record, outcome)
+            self._store.save(
+                lambda session_id: attempts.item_record(
+                    session_id, outcome, self.services.provider, self.services.model_versions
+                ),
+                outcome.analysis.clip,
+            )
         self._emit(
             Feedback(
                 result.success,
@@ -565,11 +558,6 @@ class PracticeController:
             self._rest_state = State.AWAITING_REPETITION
             self._give(cue)
 
-    def _item_record(self, session_id: int, outcome: attempts.TryOutcome) -> AttemptRecord:
-        return attempts.item_record(
-            session_id, outcome, self.services.provider, self.services.model_versions
-        )
-
     def _save_cycle(self) -> None:
         """Store the free-speech cycle once (after the last try, or when moving on)."""
         if self._cycle_saved or self._utterance is None or self._correction is None:
@@ -579,7 +567,7 @@ class PracticeController:
         chosen = self._chosen or (correction.proposals[0].text if correction.proposals else "")
         outcome = self._last_outcome
 
-        def build(session_id: int, _: None) -> AttemptRecord:
+        def build(session_id: int) -> AttemptRecord:
             return attempts.free_speech_record(
                 session_id,
                 utterance,
@@ -590,30 +578,4 @@ class PracticeController:
                 self.services.model_versions,
             )
 
-        self._store(build, None, clip=utterance.clip)
-
-    def _store(
-        self,
-        build: Callable[[int, Any], AttemptRecord],
-        payload: Any,
-        clip: AudioClip | None = None,
-    ) -> None:
-        if clip is None and isinstance(payload, attempts.TryOutcome):
-            clip = payload.analysis.clip
-
-        def save() -> tuple[int, bool | None]:
-            # The session job ran before on this same worker; wait just in case
-            # the scheduler is not FIFO.
-            self._session_ready.wait(10)
-            if self._session_id is None:
-                raise RuntimeError("no session to store the attempt in")
-            record = build(self._session_id, payload)
-            return self.repository.add_attempt(record, clip), record.success
-
-        # Saving must survive the user leaving the screen: no epoch check.
-        self._scheduler.submit(
-            save,
-            pool="db",
-            on_done=lambda saved: self._emit(AttemptSaved(saved[0], saved[1])),
-            on_error=lambda exc: self._emit(ErrorOccurred(french_message(exc), exc)),
-        )
+        self._store.save(build, utterance.clip)

@@ -40,6 +40,39 @@ class ExerciseItem:
     allow_within: bool = False
 
 
+class ItemList:
+    """The ordered items of one exercise and the position reached in it."""
+
+    def __init__(self) -> None:
+        self._items: list[ExerciseItem] = []
+        self.index = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def replace(self, new_items: list[ExerciseItem]) -> None:
+        """Start a new list (another level) at its first item."""
+        self._items = list(new_items)
+        self.index = 0
+
+    def all(self) -> list[ExerciseItem]:
+        """A copy of the items."""
+        return list(self._items)
+
+    def select(self, index: int) -> ExerciseItem:
+        """Move to ``index`` and return that item."""
+        self.index = index
+        return self._items[index]
+
+    def index_of(self, target: str) -> int | None:
+        """Position of the item whose target is ``target`` (case-insensitive), or None."""
+        wanted = target.strip().lower()
+        for index, item in enumerate(self._items):
+            if item.target.strip().lower() == wanted:
+                return index
+        return None
+
+
 def closest_in_length(target: str, pool: Sequence[str], count: int = DISTRACTORS) -> list[str]:
     """Up to ``count`` texts of ``pool`` nearest to ``target`` in word count.
 

@@ -202,6 +202,8 @@ class PracticeScreen(QWidget):
         """End the exercise (Escape or the back button)."""
         self._poll.stop()
         self.controller.end()
+        # Saves still running report after the screen is gone: stop listening.
+        self.controller.unsubscribe(self._on_event)
 
     def _toggle_recording(self) -> None:
         self.banner.clear_message()
