@@ -229,6 +229,9 @@ def main() -> int:
     display = start_display()
     try:
         saved = run(args.out)
+        from therapy_app.gui.therapist.screenshots import save_screenshots
+
+        saved += save_screenshots(args.out)
     finally:
         if display is not None:
             display.terminate()
