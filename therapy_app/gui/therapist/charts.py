@@ -173,6 +173,8 @@ class ProgressPanel(QWidget):
             grid.addWidget(view, i // 2, i % 2)
         note = QLabel("Une valeur par séance : la moyenne de ses essais.")
         note.setProperty("role", "muted")
+        # Wrapping keeps the panel inside 1280 px under the patient theme's larger type.
+        note.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(QLabel("Exercice :"))
         top.addWidget(self.exercise)
