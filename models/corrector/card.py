@@ -110,6 +110,23 @@ def _benchmark_section(meta: dict[str, Any], results_path: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _calibration_line(meta: dict[str, Any]) -> str:
+    calib = meta.get("export_checks", {}).get("keep_margin_calibration")
+    if not calib:
+        return "- No keep-unchanged margin: the best correction is always returned."
+    penalty = calib.get("drop_penalty", 0.0)
+    curve = {(p.get("drop_penalty", 0.0), p["margin"]): p for p in calib["curve"]}
+    chosen, off = curve[(penalty, calib["keep_margin"])], curve[(0.0, 0.0)]
+    return (
+        f"- Keep-unchanged margin {calib['keep_margin']:.2f} (the input is returned as is when "
+        "its mean log-probability is within that of the best correction), chosen on "
+        f"{calib['pairs']} validation pairs: intact pairs unchanged "
+        f"{_pct(off['intact_unchanged'])} → {_pct(chosen['intact_unchanged'])}, exact match on "
+        f"degraded pairs {_pct(off['exact_degraded'])} → {_pct(chosen['exact_degraded'])}; "
+        f"penalty per lost content word of the input: {penalty:.1f}."
+    )
+
+
 def render_card(directory: Path, results_path: Path = BENCHMARK_RESULTS) -> str:
     """The card's Markdown for the model folder ``directory``."""
     meta = json.loads((directory / "model.json").read_text(encoding="utf-8"))
@@ -117,13 +134,14 @@ def render_card(directory: Path, results_path: Path = BENCHMARK_RESULTS) -> str:
     model_cfg = training["config"]["model"]
     corpus = meta["source"]["corpus"]
     size = sum(entry["bytes"] for entry in meta["files"].values())
-    sources = corpus.get("sources") or []
-    source_lines = [
-        f"- {s.get('name', '?')}: {s.get('licence', s.get('license', '?'))}"
-        + (f" ({s['pairs']} pairs)" if isinstance(s, dict) and "pairs" in s else "")
-        for s in sources
-        if isinstance(s, dict)
-    ] or ["- (no MANIFEST.json was found next to the corpus)"]
+    licences = corpus.get("licences") or {}
+    source_lines = [f"- {name}: {text}" for name, text in licences.items()] or [
+        "- (the corpus MANIFEST.json reports no licences)"
+    ]
+    if corpus.get("licence_note"):
+        source_lines.append(f"- Note: {corpus['licence_note']}")
+    if corpus.get("ready"):
+        source_lines.append(f"- Corpus: {corpus['ready']}")
     checks = meta.get("export_checks", {})
     parity = checks.get("parity", {})
     val = training.get("validation") or {}
@@ -152,6 +170,7 @@ def render_card(directory: Path, results_path: Path = BENCHMARK_RESULTS) -> str:
         f"{parity.get('greedy_equal', '?')}/{parity.get('greedy_total', '?')} sentences; "
         f"validation exact match fp32 {_pct(checks.get('valid_exact_match_fp32'))}, int8 "
         f"{_pct(checks.get('valid_exact_match_int8'))} on {checks.get('valid_pairs', '?')} pairs.",
+        _calibration_line(meta),
         "",
         "## Training data",
         "Synthetic pairs from the project's corpus generator (`models/corrector/corpus/`): "

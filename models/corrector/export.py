@@ -30,14 +30,20 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from models.corrector import card  # noqa: E402
+from models.corrector.calibrate import calibrate_keep_margin  # noqa: E402
 from models.corrector.data import Example, load_split  # noqa: E402
 from models.corrector.graphs import OPSET, export_graphs  # noqa: E402
 from models.corrector.model import ModelConfig, Seq2SeqTransformer, count_parameters  # noqa: E402
 from models.corrector.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, load_tokenizer  # noqa: E402
 from therapy_app import inference  # noqa: E402
-from therapy_app.correction.corrector import FORMAT_VERSION, CorrectorConfig, _OnnxGraphs  # noqa: E402
+from therapy_app.correction.corrector import (  # noqa: E402
+    FORMAT_VERSION,
+    Corrector,
+    CorrectorConfig,
+    _OnnxGraphs,
+)
 from therapy_app.correction.search import SearchOptions, greedy  # noqa: E402
-from therapy_app.model_store import file_entry, sha256_file, write_sidecar  # noqa: E402
+from therapy_app.model_store import SIDECAR, file_entry, sha256_file, write_sidecar  # noqa: E402
 
 _LOGGER = logging.getLogger("models.corrector.export")
 
@@ -269,17 +275,21 @@ def prefix_latency(
 
 
 def corpus_info(corpus: Path) -> dict[str, Any]:
-    """Hash and source licences of the training corpus, from its MANIFEST.json."""
+    """Hash, generator packages and source licences of the corpus, from its MANIFEST.json."""
     manifest = corpus / "MANIFEST.json"
     if not manifest.is_file():
-        return {"path": str(corpus), "manifest_sha256": None, "sources": []}
+        return {"path": str(corpus), "manifest_sha256": None, "licences": {}}
     data = json.loads(manifest.read_text(encoding="utf-8"))
-    sources = data.get("sources", [])
+    ready = corpus / "READY"
     return {
         "path": str(corpus),
         "manifest_sha256": sha256_file(manifest),
-        "sources": sources,
-        "counts": data.get("counts", data.get("pairs")),
+        "name": data.get("name"),
+        "command": data.get("command"),
+        "packages": data.get("packages", {}),
+        "licences": data.get("licences", {}),
+        "licence_note": data.get("corpus_licence_note"),
+        "ready": ready.read_text(encoding="utf-8").strip() if ready.is_file() else None,
     }
 
 
@@ -349,6 +359,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--eval-pairs", type=int, default=300, help="validation pairs for checks")
     parser.add_argument(
+        "--calibration-pairs",
+        type=int,
+        default=1000,
+        help="validation pairs for keep_margin (0: leave the check off)",
+    )
+    parser.add_argument(
         "--compare-prefix", action="store_true", help="also time a cache-less decoder graph"
     )
     args = parser.parse_args(argv)
@@ -407,7 +423,23 @@ def main(argv: list[str] | None = None) -> None:
             },
         }
         out = write_model_folder(chosen, args.out, ckpt, config, extra)
+    if args.calibration_pairs:
+        calibrate(out, corpus / "valid.jsonl", args.calibration_pairs)
     _LOGGER.info("model folder written to %s", out)
+
+
+def calibrate(model_dir: Path, valid_jsonl: Path, n_pairs: int) -> None:
+    """Set ``corrector.keep_margin`` in the sidecar from validation pairs."""
+    rows = [json.loads(line) for line in valid_jsonl.read_text(encoding="utf-8").splitlines()]
+    order = np.random.default_rng(11).permutation(len(rows))[:n_pairs]
+    corrector = Corrector.load(provider="cpu", model_dir=model_dir)
+    result = calibrate_keep_margin(corrector, [rows[i] for i in order])
+    meta = json.loads((model_dir / SIDECAR).read_text(encoding="utf-8"))
+    meta["corrector"]["keep_margin"] = result["keep_margin"]
+    meta["corrector"]["drop_penalty"] = result["drop_penalty"]
+    meta["export_checks"]["keep_margin_calibration"] = result
+    write_sidecar(model_dir, meta)
+    card.write_card(model_dir)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,15 @@ from typing import Any
 import numpy as np
 
 from therapy_app import inference, model_store
-from therapy_app.correction.diff import DiffOp, word_diff
+from therapy_app.correction.diff import DiffOp, missing_content_words, word_diff
 from therapy_app.correction.normalize import normalize_text
-from therapy_app.correction.search import Hypothesis, SearchOptions, beam_search, greedy
+from therapy_app.correction.search import (
+    Hypothesis,
+    SearchOptions,
+    beam_search,
+    greedy,
+    score_target,
+)
 from therapy_app.errors import ModelInvalidError, TherapyAppError
 
 _LOGGER = logging.getLogger(__name__)
@@ -38,6 +44,14 @@ class CorrectorConfig:
         length_ratio, length_margin: per-input cap on generated tokens,
             ``ratio * source tokens + margin``: a correction adds a few small
             words, it never triples a sentence.
+        keep_margin: the input itself (capitalised, with a period) is kept
+            when its mean log-probability is within this margin of the best
+            correction's; None disables the check. Calibrated on the
+            synthetic validation split at export, because an undertrained
+            model tends to "correct" sentences that were already right.
+        drop_penalty: subtracted from a candidate's score for each content
+            word of the input it loses (see ``diff.missing_content_words``),
+            when ranking candidates and the unchanged input. Calibrated too.
     """
 
     format_version: int
@@ -53,6 +67,8 @@ class CorrectorConfig:
     max_tgt_tokens: int = 160
     length_ratio: float = 2.0
     length_margin: int = 10
+    keep_margin: float | None = None
+    drop_penalty: float = 0.0
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CorrectorConfig:
@@ -243,7 +259,9 @@ class Corrector:
             hyps = [greedy(self._graphs, src_ids, options)]
         else:
             hyps = beam_search(self._graphs, src_ids, options, beam_size)
-        alternatives = self._alternatives(hyps)
+        alternatives = self._keep_if_plausible(
+            source, src_ids, options, self._alternatives(source, hyps)
+        )
         if not alternatives:
             # Only degenerate output (no end token within the length cap): showing
             # the patient's own words is safer than showing a runaway sentence.
@@ -259,20 +277,62 @@ class Corrector:
             provider=self.provider,
         )
 
-    def _alternatives(self, hyps: list[Hypothesis]) -> list[Alternative]:
+    def score(self, text: str, candidate: str) -> float:
+        """Mean log-probability per token of ``candidate`` as the correction of ``text``.
+
+        Args:
+            text: the utterance (normalised like :meth:`correct` does).
+            candidate: a full sentence, e.g. the target of an exercise.
+
+        Returns:
+            A value <= 0; closer to 0 means the model finds it more likely.
+        """
+        source = normalize_text(text)
+        ids = self._tokenizer.encode(source) + [self.config.eos_id]
+        options = SearchOptions(self.config.bos_id, self.config.eos_id, self.config.max_tgt_tokens)
+        target = self._tokenizer.encode(candidate.strip())
+        return score_target(self._graphs, np.array([ids], dtype=np.int64), target, options)
+
+    def _keep_if_plausible(
+        self,
+        source: str,
+        src_ids: np.ndarray,
+        options: SearchOptions,
+        alternatives: list[Alternative],
+    ) -> list[Alternative]:
+        """Put the unchanged input first when the model finds it nearly as likely."""
+        margin = self.config.keep_margin
+        if margin is None or not alternatives or normalize_text(alternatives[0].text) == source:
+            return alternatives
+        identity = _as_sentence(source)
+        score = score_target(self._graphs, src_ids, self._tokenizer.encode(identity), options)
+        if score < self._ranking_score(source, alternatives[0]) - margin:
+            return alternatives
+        others = [a for a in alternatives if normalize_text(a.text) != source]
+        return [Alternative(identity, score), *others][:MAX_ALTERNATIVES]
+
+    def _ranking_score(self, source: str, candidate: Alternative) -> float:
+        penalty = self.config.drop_penalty
+        if not penalty:
+            return candidate.score
+        return candidate.score - penalty * missing_content_words(source, candidate.text)
+
+    def _alternatives(self, source: str, hyps: list[Hypothesis]) -> list[Alternative]:
+        # Candidates that differ only in punctuation or case ("Je vais bien ?")
+        # would show the patient the same words twice: keep the best of each.
         seen: set[str] = set()
         out: list[Alternative] = []
         for hyp in hyps:
             if not hyp.finished:
                 continue
-            text = self._tokenizer.decode(hyp.tokens).strip()
-            if not text or text in seen:
+            text = " ".join(self._tokenizer.decode(hyp.tokens).split())
+            key = normalize_text(text)
+            if not key or key in seen:
                 continue
-            seen.add(text)
+            seen.add(key)
             out.append(Alternative(text, hyp.score))
-            if len(out) == MAX_ALTERNATIVES:
-                break
-        return out
+        out.sort(key=lambda a: self._ranking_score(source, a), reverse=True)
+        return out[:MAX_ALTERNATIVES]
 
 
 def _as_sentence(words: str) -> str:

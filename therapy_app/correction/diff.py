@@ -164,3 +164,30 @@ def word_diff(source: str, target: str) -> list[DiffOp]:
         else:
             ops.extend(_align_block(src_words[i1:i2], tgt_words[j1:j2]))
     return _merge(ops)
+
+
+# Words a correction may legitimately drop or replace beyond recognition:
+# fillers, and function words the patient's grammar or the recogniser changes.
+_DROPPABLE = {
+    "euh", "heu", "hum", "ben", "bah", "hein",
+    "le", "la", "les", "l'", "un", "une", "des", "du", "de", "d'", "à", "au", "aux",
+    "et", "en", "y", "ne", "n'", "pas", "ce", "c'", "ça", "se", "s'", "me", "m'", "te", "t'",
+    "est", "a", "ai", "as", "ont", "sont", "suis", "es", "va", "vais", "vas", "vont",
+}  # fmt: skip
+
+
+def missing_content_words(source: str, target: str) -> int:
+    """Distinct content words of ``source`` with no similar word in ``target``.
+
+    A correction restores grammar around the patient's words; one that loses
+    a noun or a verb altogether ("ma fille habite à lyon" -> "Ma fille
+    habite.") has changed what the patient meant.
+    """
+    targets = [normalize_word(w) for w in target.split() if normalize_word(w)]
+    missing = 0
+    for word in {normalize_word(w) for w in source.split()}:
+        if not word or word in _DROPPABLE:
+            continue
+        if not any(_similarity(word, t) >= _SIMILAR for t in targets):
+            missing += 1
+    return missing

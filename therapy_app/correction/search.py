@@ -122,8 +122,9 @@ def beam_search(
     once and its keys/values repeated for each live hypothesis.
 
     Returns:
-        Up to ``beam_size`` hypotheses, best first; finished ones rank before
-        any cut off at ``max_len``.
+        Every hypothesis that ended (at least ``beam_size`` unless the length cap
+        cut the search), best first; finished ones rank before any cut off at
+        ``max_len``. The extra ones let the caller skip near-duplicates.
     """
     if beam_size <= 1:
         return [greedy(model, src_ids, options)]
@@ -172,4 +173,25 @@ def beam_search(
         for toks, total in zip(hyps, sums, strict=True):
             finished.append(Hypothesis(toks, float(total) / max(len(toks), 1), False))
     finished.sort(key=lambda h: (h.finished, h.score), reverse=True)
-    return finished[:beam_size]
+    return finished
+
+
+def score_target(
+    model: StepModel, src_ids: np.ndarray, target: list[int], options: SearchOptions
+) -> float:
+    """Mean log-probability per token (EOS included) of a given output.
+
+    Used to ask the model how likely it finds leaving the input as it is,
+    compared with the correction it would make.
+    """
+    cross_k, cross_v = model.encode(src_ids)
+    src_mask = np.ones(src_ids.shape, dtype=bool)
+    self_k = self_v = model.empty_cache(1)
+    total = 0.0
+    previous = options.bos_id
+    for tok in [*target, options.eos_id]:
+        token = np.array([[previous]], dtype=np.int64)
+        log_probs, self_k, self_v = model.step(token, self_k, self_v, cross_k, cross_v, src_mask)
+        total += float(log_probs[0, tok])
+        previous = tok
+    return total / (len(target) + 1)
