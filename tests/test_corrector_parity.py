@@ -41,7 +41,9 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     corpus = toy_corpus.write_toy_corpus(root / "corpus", n_train=600, n_valid=40)
     out = root / "run"
     train.main(
-        ["--corpus", str(corpus), "--out", str(out), "--config", "tiny", "--max-steps", "250"]
+        # A step budget, not the config's time budget: the test must not depend on load.
+        ["--corpus", str(corpus), "--out", str(out), "--config", "tiny"]
+        + ["--max-steps", "250", "--max-minutes", "0"]
     )
     return out
 
@@ -125,12 +127,14 @@ def test_batched_beam_step_matches_pytorch(checkpoint: export.Checkpoint, graphs
 
 
 def test_runtime_greedy_equals_pytorch_greedy(checkpoint: export.Checkpoint, graphs_dir: Path):
-    sp = load_tokenizer(checkpoint.tokenizer)
+    from therapy_app.correction.search import SearchOptions, greedy
     from therapy_app.model_store import file_entry, write_sidecar
 
+    sp = load_tokenizer(checkpoint.tokenizer)
+    config = export._runtime_config(checkpoint.model, checkpoint.meta)
+    graphs = export._graphs(graphs_dir, config)
     folder = graphs_dir
     shutil.copyfile(checkpoint.tokenizer, folder / "spm.model")
-    config = export._runtime_config(checkpoint.model, checkpoint.meta)
     files = {
         role: file_entry(folder, folder / name)
         for role, name in (
@@ -141,10 +145,15 @@ def test_runtime_greedy_equals_pytorch_greedy(checkpoint: export.Checkpoint, gra
     }
     write_sidecar(folder, {"name": "corrector-fr", "files": files, "corrector": config.to_dict()})
     corrector = Corrector.load(provider="cpu", model_dir=folder)
+    # Same search as PyTorch's: no repetition guard, same length cap.
+    options = SearchOptions(config.bos_id, config.eos_id, max_len=40, no_repeat_ngram=0)
     for text in FIXED_SOURCES:
         ids = sp.encode(text) + [config.eos_id]
         expected = checkpoint.model.greedy(torch.tensor([ids]), max_len=40)[0]
-        assert corrector.correct(text, beam_size=1).best == sp.decode(expected), text
+        hyp = greedy(graphs, np.array([ids], dtype=np.int64), options)
+        assert hyp.tokens == expected, text
+        if hyp.finished:
+            assert corrector.correct(text, beam_size=1).best == sp.decode(expected), text
 
 
 def test_shipped_layout_and_runtime_api(model_dir: Path):
