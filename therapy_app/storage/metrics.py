@@ -13,7 +13,7 @@ recomputed identically after a transcript edit. Definitions:
   :mod:`therapy_app.storage.closed_class`.
 * **verbs**: a documented heuristic (:func:`verb_count`), not a tagger.
 * **words per minute**: words / speech seconds x 60, where speech seconds is
-  the recording duration minus the pauses found by the VAD
+  the (VAD-trimmed) recording duration minus the pauses found by the VAD
   (:func:`speech_seconds`).
 * **WER**: word-level Levenshtein distance (substitutions + deletions +
   insertions) / number of reference words, on :func:`words` of both texts;
@@ -326,8 +326,11 @@ def attempt_metrics(
 
     Args:
         utterance: the patient's transcript (raw ASR text or its edit).
-        duration_s: recording duration.
-        pause_ratio: share of the recording that is pause, from the VAD.
+        duration_s: duration of the VAD-trimmed recording (first to last speech,
+            plus a short pad).
+        pause_ratio: silence between the first and last speech / that span,
+            from :meth:`VoiceActivityDetector.pause_ratio`; with the trimmed
+            duration above, duration x (1 - ratio) approximates speaking time.
         reference: what the patient should have said (target or chosen sentence).
         repetition: what the patient said when repeating; when None the
             utterance itself is scored against the reference.
