@@ -90,3 +90,16 @@ def test_normalize_word_strips_edges_only():
     assert normalize_word("Hier.") == "hier"
     assert normalize_word("aujourd'hui,") == "aujourd'hui"
     assert normalize_word("?") == ""
+
+
+def test_missing_content_words_counts_lost_words_only():
+    from therapy_app.correction.diff import missing_content_words
+
+    assert missing_content_words("ma fille habite à lyon", "Ma fille habite.") == 1
+    # Restored grammar, conjugation, paraphasia, tonic pronoun, filler: nothing lost.
+    assert (
+        missing_content_words("moi aller boulangerie hier", "Je suis allé à la boulangerie hier.")
+        == 0
+    )
+    assert missing_content_words("euh chien manzer viande", "Le chien mange de la viande.") == 0
+    assert missing_content_words("pain pain acheter pain", "J'achète du pain.") == 0

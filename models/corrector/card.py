@@ -188,10 +188,16 @@ def render_card(directory: Path, results_path: Path = BENCHMARK_RESULTS) -> str:
         f"- `{' '.join(training['command'])}`",
         f"- {training['steps']} steps, {training['train_minutes']} min on 2 CPU threads "
         f"(bf16 autocast), {training['target_tokens_seen'] / 1e6:.2f} M target tokens; "
-        f"AdamW, peak lr {training['config']['lr']}, inverse-sqrt schedule, label smoothing "
-        f"{training['config']['label_smoothing']}.",
+        f"AdamW, peak lr {training['config']['lr']}, inverse-sqrt schedule"
+        + (
+            f" ending with a {training['config']['cooldown_steps']}-step linear cooldown"
+            if training["config"].get("cooldown_steps")
+            else ""
+        )
+        + f", label smoothing {training['config']['label_smoothing']}.",
         f"- Validation at the exported step: loss {_num(val.get('val_loss'), 3)}, "
         f"exact match {_pct(val.get('val_exact'))}.",
+        *([f"- {meta['notes']}"] if meta.get("notes") else []),
         "",
         _benchmark_section(meta, results_path),
         _LIMITATIONS,

@@ -358,6 +358,7 @@ def main(argv: list[str] | None = None) -> None:
         help="auto: int8 if validation exact match holds, else fp16 storage",
     )
     parser.add_argument("--eval-pairs", type=int, default=300, help="validation pairs for checks")
+    parser.add_argument("--notes", default="", help="free text for model.json and the card")
     parser.add_argument(
         "--calibration-pairs",
         type=int,
@@ -410,6 +411,7 @@ def main(argv: list[str] | None = None) -> None:
             )
         _LOGGER.info("latency: %s", latency)
         extra = {
+            "notes": args.notes,
             "weights": {"int8": "int8", "fp16": "fp16 storage, fp32 compute"}.get(
                 chosen.name, "fp32"
             ),
