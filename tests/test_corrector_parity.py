@@ -169,8 +169,7 @@ def test_shipped_layout_and_runtime_api(model_dir: Path):
     assert result.best == result.alternatives[0].text
     assert 1 <= len(result.alternatives) <= 3
     assert len({a.text for a in result.alternatives}) == len(result.alternatives)
-    scores = [a.score for a in result.alternatives]
-    assert scores == sorted(scores, reverse=True) and all(s <= 0 for s in scores)
+    assert all(a.score <= 0 for a in result.alternatives)
     assert result.diff and result.provider == "cpu" and result.seconds > 0
 
     empty = corrector.correct("  ... ")

@@ -107,7 +107,10 @@ class Correction:
     Attributes:
         source: the normalised input (lowercase, no punctuation).
         best: the most likely grammatical sentence ("" for empty input).
-        alternatives: up to 3 distinct candidates, best first, ``best`` included.
+        alternatives: up to 3 candidates with distinct words, best first,
+            ``best`` included. Ranked by score, less a penalty for each content
+            word of the input they lose; the unchanged input goes first when it
+            is within ``keep_margin`` of the top one, so scores need not be sorted.
         diff: word-level operations from ``source`` to ``best``.
         seconds: wall time of the call.
         provider: "cpu" or "cuda".
