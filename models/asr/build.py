@@ -38,13 +38,15 @@ from therapy_app.model_store import ASR_MODEL, SIDECAR, file_entry, write_sideca
 _LOGGER = logging.getLogger(__name__)
 
 # Bump when the graphs or the sidecar layout change: existing folders get rebuilt.
-BUILD_VERSION = 1
+BUILD_VERSION = 2
 MODEL_VERSION = f"base-1.0.0+onnx{BUILD_VERSION}"
 LANGUAGE = "fr"
 
-# Which graphs ship quantized. Dynamic int8 costs the encoder too much accuracy on
-# halting speech (see benchmarks/asr_experiments.py); the decoder stays close to fp32.
-QUANTIZATION = {ENCODER_ROLE: "fp32", DECODER_ROLE: "int8"}
+# Which graphs ship quantized. Dynamic int8 moves the encoder output by ~15 % (relative
+# RMS), yet on the held-out aphasia set fp32 graphs gained only ~3 WER points on
+# telegraphic phrases for 1.7x the CPU time and 3.7x the size
+# (benchmarks/asr_experiments.py): both graphs ship int8, the fp32 ones stay in the cache.
+QUANTIZATION = {ENCODER_ROLE: "int8", DECODER_ROLE: "int8"}
 OPSET = 18
 
 # fp32 ONNX must reproduce PyTorch up to float rounding.
