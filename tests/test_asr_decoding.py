@@ -20,7 +20,7 @@ V = 12
 EOT, A, B, X, Y, Z, W, LOOP = 0, 1, 2, 3, 4, 5, 6, 7
 SOT, LANG, NO_SPEECH = 9, 10, 11
 PROMPT = [SOT, LANG]
-CROSS = CrossAttention(np.zeros(1, np.float32), np.zeros(1, np.float32))
+CROSS = CrossAttention([np.zeros(1, np.float32)], [np.zeros(1, np.float32)])
 
 
 def _logits(probs: dict[int, float]) -> np.ndarray:
@@ -42,22 +42,23 @@ class ScriptedDecoder:
         self.calls = 0
 
     def empty_cache(self, batch: int = 1) -> KVCache:
-        empty = np.zeros((1, batch, 1, 0, 1), np.float32)
-        return KVCache(empty, empty.copy())
+        empty = np.zeros((batch, 1, 0, 1), np.float32)
+        return KVCache([empty], [empty.copy()])
 
     def step(self, tokens: np.ndarray, cache: KVCache, cross: CrossAttention):
         self.calls += 1
         assert tokens.shape[0] == cache.batch
-        history = np.concatenate([cache.keys, tokens[None, :, None, :, None].astype(np.float32)], 3)
+        new = tokens[:, None, :, None].astype(np.float32)
+        history = np.concatenate([cache.keys[0], new], 2)
         logits = np.zeros((tokens.shape[0], tokens.shape[1], V), np.float32)
         for b in range(tokens.shape[0]):
-            seq = tuple(int(t) for t in history[0, b, 0, :, 0])
+            seq = tuple(int(t) for t in history[b, 0, :, 0])
             for s in range(tokens.shape[1]):
                 upto = seq[: cache.length + s + 1]
                 logits[b, s] = _logits(
                     self.table(upto[len(PROMPT) :]) if upto[:2] == (SOT, LANG) else {EOT: 1.0}
                 )
-        return logits, KVCache(history, history.copy())
+        return logits, KVCache([history], [history.copy()])
 
 
 def trap_table(generated: tuple[int, ...]) -> dict[int, float]:

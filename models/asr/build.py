@@ -27,18 +27,13 @@ from therapy_app.asr.config import (
     WhisperConfig,
 )
 from therapy_app.asr.features import MelSettings
-from therapy_app.asr.onnx_whisper import (
-    DECODER_INPUTS,
-    DECODER_OUTPUTS,
-    ENCODER_INPUTS,
-    ENCODER_OUTPUTS,
-)
+from therapy_app.asr.onnx_whisper import decoder_io, encoder_io
 from therapy_app.model_store import ASR_MODEL, SIDECAR, file_entry, write_sidecar
 
 _LOGGER = logging.getLogger(__name__)
 
 # Bump when the graphs or the sidecar layout change: existing folders get rebuilt.
-BUILD_VERSION = 2
+BUILD_VERSION = 3
 MODEL_VERSION = f"base-1.0.0+onnx{BUILD_VERSION}"
 LANGUAGE = "fr"
 
@@ -192,14 +187,16 @@ def _torch_greedy(
     import torch
 
     t = config.tokens
+    n = config.n_layers
     with torch.no_grad():
-        cross_k, cross_v = encoder(torch.from_numpy(mel[None]))
-        shape = (config.n_layers, 1, config.n_heads, 0, config.head_dim)
-        self_k, self_v = torch.zeros(shape), torch.zeros(shape)
+        cross = list(encoder(torch.from_numpy(mel[None])))
+        empty = torch.zeros(1, config.n_heads, 0, config.head_dim)
+        self_k, self_v = [empty] * n, [empty] * n
         feed = torch.tensor([t.sot_sequence])
         out: list[int] = []
         for _ in range(limit):
-            logits, self_k, self_v = decoder(feed, self_k, self_v, cross_k, cross_v)
+            step = decoder(feed, self_k, self_v, cross[:n], cross[n:])
+            logits, self_k, self_v = step[0], list(step[1 : n + 1]), list(step[n + 1 :])
             token = int(logits[0, -1, : t.eot + 1].argmax())
             if token == t.eot:
                 break
@@ -301,8 +298,12 @@ def _sidecar(
                 role: ("dynamic int8 (MatMul, Gather weights)" if q == "int8" else "none (fp32)")
                 for role, q in QUANTIZATION.items()
             },
-            ENCODER_ROLE: {"inputs": list(ENCODER_INPUTS), "outputs": list(ENCODER_OUTPUTS)},
-            DECODER_ROLE: {"inputs": list(DECODER_INPUTS), "outputs": list(DECODER_OUTPUTS)},
+            ENCODER_ROLE: dict(
+                zip(("inputs", "outputs"), encoder_io(config.n_layers), strict=True)
+            ),
+            DECODER_ROLE: dict(
+                zip(("inputs", "outputs"), decoder_io(config.n_layers), strict=True)
+            ),
         },
         **config.to_dict(),
     }

@@ -12,12 +12,7 @@ import onnx
 import torch
 
 from models.asr.whisper_torch import WhisperDecoderStep, WhisperEncoder
-from therapy_app.asr.onnx_whisper import (
-    DECODER_INPUTS,
-    DECODER_OUTPUTS,
-    ENCODER_INPUTS,
-    ENCODER_OUTPUTS,
-)
+from therapy_app.asr.onnx_whisper import decoder_io, encoder_io
 from therapy_app.inference import create_session
 
 _LOGGER = logging.getLogger(__name__)
@@ -32,8 +27,30 @@ def _save_atomic(model: onnx.ModelProto, target: Path) -> None:
     os.replace(tmp, target)
 
 
-def _finish(exported: torch.onnx.ONNXProgram, target: Path, doc: str) -> None:
+def _name_dims(model: onnx.ModelProto, names: dict[tuple[str, int], str]) -> None:
+    """Give symbolic dims readable names (list inputs lose the exporter's renaming)."""
+    graph = model.graph
+    values = {v.name: v for v in [*graph.input, *graph.output]}
+    mapping = {}
+    for (tensor, axis), name in names.items():
+        old = values[tensor].type.tensor_type.shape.dim[axis].dim_param
+        if old:
+            mapping[old] = name
+    for value in values.values():
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.dim_param:
+                parts = dim.dim_param.split(" + ")
+                dim.dim_param = " + ".join(mapping.get(p, p) for p in parts)
+
+
+def _finish(
+    exported: torch.onnx.ONNXProgram,
+    target: Path,
+    doc: str,
+    dim_names: dict[tuple[str, int], str] | None = None,
+) -> None:
     model = exported.model_proto
+    _name_dims(model, dim_names or {})
     model.doc_string = doc
     onnx.checker.check_model(model)
     _save_atomic(model, target)
@@ -41,8 +58,9 @@ def _finish(exported: torch.onnx.ONNXProgram, target: Path, doc: str) -> None:
 
 
 def export_encoder(encoder: WhisperEncoder, target: Path, opset: int = OPSET) -> None:
-    """Export ``mel [B, 80, 3000] -> cross_k, cross_v [L, B, H, 1500, Dh]`` (dynamic B)."""
+    """Export ``mel [B, 80, 3000]`` -> ``cross_k_i``, ``cross_v_i`` ``[B, H, 1500, Dh]``."""
     dims = encoder.dims
+    inputs, outputs = encoder_io(dims.n_decoder_layers)
     mel = torch.zeros(2, dims.n_mels, 2 * dims.n_audio_ctx)
     batch = torch.export.Dim("batch", min=1, max=64)
     exported = torch.onnx.export(
@@ -52,36 +70,38 @@ def export_encoder(encoder: WhisperEncoder, target: Path, opset: int = OPSET) ->
         dynamo=True,
         opset_version=opset,
         external_data=False,
-        input_names=list(ENCODER_INPUTS),
-        output_names=list(ENCODER_OUTPUTS),
+        input_names=list(inputs),
+        output_names=list(outputs),
         dynamic_shapes={"mel": {0: batch}},
     )
-    _finish(exported, target, "Whisper base encoder: log-mel -> cross-attention K/V")
+    _finish(exported, target, "Whisper base encoder: log-mel -> cross-attention K/V per layer")
 
 
 def export_decoder(decoder: WhisperDecoderStep, target: Path, opset: int = OPSET) -> None:
     """Export the cached decoder step with dynamic beam batch, new-token and cache lengths.
 
-    ``tokens [B, S]``, ``self_k/self_v [L, B, H, P, Dh]`` and ``cross_k/cross_v
-    [L, 1, H, 1500, Dh]`` give ``logits [B, S, V]`` and ``new_self_k/new_self_v
-    [L, B, H, P+S, Dh]``. The cross K/V batch is fixed at 1: every row of a call
-    decodes the same clip, so beams and scored candidates share it by broadcasting
-    instead of copying ~18 MB per beam.
+    ``tokens [B, S]``, per layer ``self_k_i/self_v_i [B, H, P, Dh]`` and
+    ``cross_k_i/cross_v_i [1, H, 1500, Dh]`` give ``logits [B, S, V]`` and
+    ``new_self_k_i/new_self_v_i [B, H, P+S, Dh]``. The cross K/V batch is fixed at
+    1: every row of a call decodes the same clip, so beams and scored candidates
+    share it instead of copying 37 MB per row.
     """
     dims = decoder.dims
     L, H, Dh = dims.n_decoder_layers, dims.n_heads, dims.head_dim
+    inputs, outputs = decoder_io(L)
     # Example sizes >= 2: torch.export specialises dimensions seen as 0 or 1.
     b, s, p = 3, 4, 5
     args = (
         torch.zeros(b, s, dtype=torch.int64),
-        torch.zeros(L, b, H, p, Dh),
-        torch.zeros(L, b, H, p, Dh),
-        torch.zeros(L, 1, H, dims.n_audio_ctx, Dh),
-        torch.zeros(L, 1, H, dims.n_audio_ctx, Dh),
+        [torch.zeros(b, H, p, Dh) for _ in range(L)],
+        [torch.zeros(b, H, p, Dh) for _ in range(L)],
+        [torch.zeros(1, H, dims.n_audio_ctx, Dh) for _ in range(L)],
+        [torch.zeros(1, H, dims.n_audio_ctx, Dh) for _ in range(L)],
     )
     batch = torch.export.Dim("batch", min=1, max=256)
     steps = torch.export.Dim("steps", min=1, max=dims.n_text_ctx)
     past = torch.export.Dim("past", min=0, max=dims.n_text_ctx)
+    cache = [{0: batch, 2: past} for _ in range(L)]
     exported = torch.onnx.export(
         decoder,
         args,
@@ -89,17 +109,18 @@ def export_decoder(decoder: WhisperDecoderStep, target: Path, opset: int = OPSET
         dynamo=True,
         opset_version=opset,
         external_data=False,
-        input_names=list(DECODER_INPUTS),
-        output_names=list(DECODER_OUTPUTS),
+        input_names=list(inputs),
+        output_names=list(outputs),
         dynamic_shapes={
             "tokens": {0: batch, 1: steps},
-            "self_k": {1: batch, 3: past},
-            "self_v": {1: batch, 3: past},
-            "cross_k": None,
-            "cross_v": None,
+            "self_k": cache,
+            "self_v": cache,
+            "cross_k": [None] * L,
+            "cross_v": [None] * L,
         },
     )
-    _finish(exported, target, "Whisper base decoder step with self-attention KV cache")
+    dim_names = {("tokens", 0): "batch", ("tokens", 1): "steps", ("self_k_0", 2): "past"}
+    _finish(exported, target, "Whisper base decoder step with self-attention KV cache", dim_names)
 
 
 def quantize_int8(source: Path, target: Path) -> None:
@@ -153,39 +174,49 @@ def check_parity(
     """Run PyTorch and ONNX on one clip and a token prefix and compare.
 
     The decoder is run as a prompt pass followed by one cached step, with a batch
-    of two rows, so the cache and broadcasting paths are both exercised.
+    of two rows, so the cache and the shared cross K/V paths are both exercised.
     """
     enc_sess = create_session(encoder_onnx, provider="cpu")
     dec_sess = create_session(decoder_onnx, provider="cpu")
     dims = decoder.dims
     L, H, Dh = dims.n_decoder_layers, dims.n_heads, dims.head_dim
     with torch.no_grad():
-        ref_k, ref_v = encoder(torch.from_numpy(mel[None]))
-    onnx_k, onnx_v = enc_sess.run(None, {"mel": mel[None]})
-    enc_diff = max(np.abs(onnx_k - ref_k.numpy()).max(), np.abs(onnx_v - ref_v.numpy()).max())
-    enc_report = ParityReport(
-        f"encoder-{label}", float(enc_diff), float(np.abs(ref_k.numpy()).max())
-    )
+        ref_cross = [t.numpy() for t in encoder(torch.from_numpy(mel[None]))]
+    onnx_cross = enc_sess.run(None, {"mel": mel[None]})
+    enc_diff = max(float(np.abs(a - b).max()) for a, b in zip(onnx_cross, ref_cross, strict=True))
+    enc_scale = max(float(np.abs(b).max()) for b in ref_cross)
+    enc_report = ParityReport(f"encoder-{label}", enc_diff, enc_scale)
 
     prompt = np.array([tokens[:-1], tokens[:-1]], dtype=np.int64)
     last = np.array([[tokens[-1]], [tokens[-2]]], dtype=np.int64)
-    empty = np.zeros((L, 2, H, 0, Dh), np.float32)
+    empty = [np.zeros((2, H, 0, Dh), np.float32)] * L
     # Both sides decode from the PyTorch cross K/V so that the decoder alone is compared.
-    cross = {"cross_k": ref_k.numpy(), "cross_v": ref_v.numpy()}
+    cross_k, cross_v = ref_cross[:L], ref_cross[L:]
+    names, _ = decoder_io(L)
+
+    def run_onnx(feed_tokens, self_k, self_v):
+        arrays = [feed_tokens, *self_k, *self_v, *cross_k, *cross_v]
+        out = dec_sess.run(None, dict(zip(names, arrays, strict=True)))
+        return out[0], out[1 : L + 1], out[L + 1 :]
+
+    def run_torch(feed_tokens, self_k, self_v):
+        with torch.no_grad():
+            out = decoder(
+                torch.from_numpy(feed_tokens),
+                [torch.from_numpy(a) for a in self_k],
+                [torch.from_numpy(a) for a in self_v],
+                [torch.from_numpy(a) for a in cross_k],
+                [torch.from_numpy(a) for a in cross_v],
+            )
+        out = [t.numpy() for t in out]
+        return out[0], out[1 : L + 1], out[L + 1 :]
+
     ref_logits, onnx_logits = [], []
-    with torch.no_grad():
-        lg, sk, sv = decoder(
-            torch.from_numpy(prompt), torch.from_numpy(empty), torch.from_numpy(empty), ref_k, ref_v
-        )
-        ref_logits.append(lg.numpy())
-        lg, _, _ = decoder(torch.from_numpy(last), sk, sv, ref_k, ref_v)
-        ref_logits.append(lg.numpy())
-    lg, ok, ov = dec_sess.run(None, {"tokens": prompt, "self_k": empty, "self_v": empty, **cross})
-    onnx_logits.append(lg)
-    lg, _, _ = dec_sess.run(None, {"tokens": last, "self_k": ok, "self_v": ov, **cross})
-    onnx_logits.append(lg)
-    ref = np.concatenate([x.reshape(-1, x.shape[-1]) for x in ref_logits])
-    got = np.concatenate([x.reshape(-1, x.shape[-1]) for x in onnx_logits])
+    for run, logits in ((run_torch, ref_logits), (run_onnx, onnx_logits)):
+        first, self_k, self_v = run(prompt, empty, empty)
+        second, _, _ = run(last, self_k, self_v)
+        logits += [first.reshape(-1, first.shape[-1]), second.reshape(-1, second.shape[-1])]
+    ref, got = np.concatenate(ref_logits), np.concatenate(onnx_logits)
     agreement = float(np.mean(ref.argmax(-1) == got.argmax(-1)))
     dec_report = ParityReport(
         f"decoder-{label}", float(np.abs(ref - got).max()), float(np.abs(ref).max()), agreement

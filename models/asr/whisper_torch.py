@@ -119,15 +119,24 @@ class DecoderBlock(nn.Module):
         v = torch.cat([past_v, _split_heads(v, self.n_heads)], dim=2)
         h = _attend(_split_heads(q, self.n_heads), k, v, mask)
         x = x + self.out(_merge_heads(h))
-        cq = _split_heads(self.cross_q(self.cross_ln(x)), self.n_heads)
-        # cross_k/v have batch 1 and broadcast over the beams in the matmul.
-        x = x + self.cross_out(_merge_heads(_attend(cq, cross_k, cross_v)))
+        # Every row decodes the same clip: cross_k/v have batch 1, and the rows are
+        # folded into the query length ([1, H, B*S, Dh]) so that each head runs one
+        # matrix product instead of B small ones over a broadcast copy.
+        b, s, d = x.shape
+        cq = self.cross_q(self.cross_ln(x)).reshape(1, b * s, self.n_heads, d // self.n_heads)
+        h = _attend(cq.transpose(1, 2), cross_k, cross_v)  # [1, H, B*S, Dh]
+        x = x + self.cross_out(h.transpose(1, 2).reshape(b, s, d))
         x = x + self.fc2(nn.functional.gelu(self.fc1(self.mlp_ln(x))))
         return x, k, v
 
 
 class WhisperEncoder(nn.Module):
-    """Log-mel [B, 80, 3000] -> cross-attention keys and values for every decoder layer."""
+    """Log-mel [B, 80, 3000] -> cross-attention keys and values for every decoder layer.
+
+    Returns the L keys then the L values, each [B, H, 1500, Dh]. One tensor per
+    layer, not a stacked one: slicing a stacked input costs the decoder a copy of
+    all of it (37 MB) at every step.
+    """
 
     def __init__(self, dims: WhisperDims) -> None:
         super().__init__()
@@ -141,7 +150,7 @@ class WhisperEncoder(nn.Module):
         # The decoder's cross K/V projections live here so that they run once per clip.
         self.cross_kv = nn.ModuleList(nn.Linear(d, 2 * d) for _ in range(dims.n_decoder_layers))
 
-    def forward(self, mel: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, mel: torch.Tensor) -> tuple[torch.Tensor, ...]:
         x = nn.functional.gelu(self.conv1(mel))
         x = nn.functional.gelu(self.conv2(x)).transpose(1, 2)
         x = x + self.positions
@@ -153,16 +162,16 @@ class WhisperEncoder(nn.Module):
             k, v = proj(x).chunk(2, dim=-1)
             keys.append(_split_heads(k, self.dims.n_heads))
             values.append(_split_heads(v, self.dims.n_heads))
-        # [L, B, H, 1500, Dh]
-        return torch.stack(keys), torch.stack(values)
+        return (*keys, *values)
 
 
 class WhisperDecoderStep(nn.Module):
     """New tokens + self-attention cache + cross K/V -> logits and the extended cache.
 
-    ``tokens`` [B, S]; ``self_k``/``self_v`` [L, B, H, P, Dh] (P past positions,
-    may be 0); ``cross_k``/``cross_v`` [L, 1, H, 1500, Dh]. Returns logits
-    [B, S, V] for every new position and the caches [L, B, H, P+S, Dh].
+    ``tokens`` [B, S]; ``self_k``/``self_v``: per layer [B, H, P, Dh] (P past
+    positions, may be 0); ``cross_k``/``cross_v``: per layer [1, H, 1500, Dh].
+    Returns logits [B, S, V] for every new position, then the L extended keys and
+    the L extended values [B, H, P+S, Dh].
     """
 
     def __init__(self, dims: WhisperDims) -> None:
@@ -180,12 +189,12 @@ class WhisperDecoderStep(nn.Module):
     def forward(
         self,
         tokens: torch.Tensor,
-        self_k: torch.Tensor,
-        self_v: torch.Tensor,
-        cross_k: torch.Tensor,
-        cross_v: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        past = self_k.shape[3]
+        self_k: list[torch.Tensor],
+        self_v: list[torch.Tensor],
+        cross_k: list[torch.Tensor],
+        cross_v: list[torch.Tensor],
+    ) -> tuple[torch.Tensor, ...]:
+        past = self_k[0].shape[2]
         steps = tokens.shape[1]
         x = self.embed(tokens) + self.positions[past : past + steps]
         # Causal mask over [past + new] keys for the new queries.
@@ -199,7 +208,7 @@ class WhisperDecoderStep(nn.Module):
             new_k.append(k)
             new_v.append(v)
         logits = torch.matmul(self.ln(x), self.proj)
-        return logits, torch.stack(new_k), torch.stack(new_v)
+        return (logits, *new_k, *new_v)
 
 
 def _t(array: np.ndarray) -> torch.Tensor:

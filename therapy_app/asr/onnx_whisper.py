@@ -14,40 +14,61 @@ from therapy_app.inference import create_session
 
 _LOGGER = logging.getLogger(__name__)
 
-ENCODER_INPUTS = ("mel",)
-ENCODER_OUTPUTS = ("cross_k", "cross_v")
-DECODER_INPUTS = ("tokens", "self_k", "self_v", "cross_k", "cross_v")
-DECODER_OUTPUTS = ("logits", "new_self_k", "new_self_v")
+
+def encoder_io(n_layers: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Encoder input and output names: ``mel`` -> ``cross_k_0..``, ``cross_v_0..``."""
+    keys = tuple(f"cross_k_{i}" for i in range(n_layers))
+    values = tuple(f"cross_v_{i}" for i in range(n_layers))
+    return ("mel",), keys + values
+
+
+def decoder_io(n_layers: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Decoder-step input and output names, layer by layer.
+
+    Inputs: ``tokens``, ``self_k_i``, ``self_v_i``, ``cross_k_i``, ``cross_v_i``;
+    outputs: ``logits``, ``new_self_k_i``, ``new_self_v_i``.
+    """
+    layers = range(n_layers)
+    inputs = ("tokens",) + tuple(
+        f"{kind}_{i}" for kind in ("self_k", "self_v", "cross_k", "cross_v") for i in layers
+    )
+    outputs = ("logits",) + tuple(
+        f"{kind}_{i}" for kind in ("new_self_k", "new_self_v") for i in layers
+    )
+    return inputs, outputs
 
 
 @dataclass
 class CrossAttention:
-    """Encoder output for one clip: keys and values [L, 1, H, 1500, Dh]."""
+    """Encoder output for one clip: per decoder layer, keys and values [1, H, 1500, Dh]."""
 
-    keys: np.ndarray
-    values: np.ndarray
+    keys: list[np.ndarray]
+    values: list[np.ndarray]
 
 
 @dataclass
 class KVCache:
-    """Decoder self-attention cache [L, B, H, P, Dh] for keys and values."""
+    """Decoder self-attention cache: per layer, keys and values [B, H, P, Dh]."""
 
-    keys: np.ndarray
-    values: np.ndarray
+    keys: list[np.ndarray]
+    values: list[np.ndarray]
 
     @property
     def batch(self) -> int:
         """Rows (beams or candidates)."""
-        return int(self.keys.shape[1])
+        return int(self.keys[0].shape[0])
 
     @property
     def length(self) -> int:
         """Positions already decoded."""
-        return int(self.keys.shape[3])
+        return int(self.keys[0].shape[2])
 
     def select(self, rows: np.ndarray) -> KVCache:
         """Cache whose row i is row ``rows[i]`` of this one (beam reordering, expansion)."""
-        return KVCache(np.take(self.keys, rows, axis=1), np.take(self.values, rows, axis=1))
+        return KVCache(
+            [np.take(k, rows, axis=0) for k in self.keys],
+            [np.take(v, rows, axis=0) for v in self.values],
+        )
 
 
 def _check_names(session, inputs: tuple[str, ...], outputs: tuple[str, ...], path: Path) -> None:
@@ -83,22 +104,24 @@ class WhisperOnnx:
         self.config = config
         self._encoder = create_session(encoder_path, provider=provider, threads=threads)
         self._decoder = create_session(decoder_path, provider=provider, threads=threads)
-        _check_names(self._encoder, ENCODER_INPUTS, ENCODER_OUTPUTS, encoder_path)
-        _check_names(self._decoder, DECODER_INPUTS, DECODER_OUTPUTS, decoder_path)
+        _check_names(self._encoder, *encoder_io(config.n_layers), encoder_path)
+        self._decoder_inputs, _ = decoder_io(config.n_layers)
+        _check_names(self._decoder, *decoder_io(config.n_layers), decoder_path)
         providers = (self._encoder.get_providers()[0], self._decoder.get_providers()[0])
         # What really runs, not what was asked for (onnxruntime falls back silently).
         self.provider = "cuda" if "CUDAExecutionProvider" in providers else "cpu"
 
     def encode(self, mel: np.ndarray) -> CrossAttention:
         """Cross-attention K/V for one log-mel chunk [80, 3000]."""
-        keys, values = self._encoder.run(None, {"mel": mel[None].astype(np.float32)})
-        return CrossAttention(keys, values)
+        outputs = self._encoder.run(None, {"mel": mel[None].astype(np.float32)})
+        n = self.config.n_layers
+        return CrossAttention(list(outputs[:n]), list(outputs[n:]))
 
     def empty_cache(self, batch: int = 1) -> KVCache:
         """A cache with no positions."""
         c = self.config
-        shape = (c.n_layers, batch, c.n_heads, 0, c.head_dim)
-        return KVCache(np.zeros(shape, np.float32), np.zeros(shape, np.float32))
+        empty = np.zeros((batch, c.n_heads, 0, c.head_dim), np.float32)
+        return KVCache([empty] * c.n_layers, [empty] * c.n_layers)
 
     def step(
         self, tokens: np.ndarray, cache: KVCache, cross: CrossAttention
@@ -110,14 +133,7 @@ class WhisperOnnx:
         """
         if cache.length + tokens.shape[1] > self.config.n_text_ctx:
             raise ValueError("decoder context exceeded")
-        logits, keys, values = self._decoder.run(
-            None,
-            {
-                "tokens": tokens.astype(np.int64),
-                "self_k": cache.keys,
-                "self_v": cache.values,
-                "cross_k": cross.keys,
-                "cross_v": cross.values,
-            },
-        )
-        return logits, KVCache(keys, values)
+        arrays = [tokens.astype(np.int64), *cache.keys, *cache.values, *cross.keys, *cross.values]
+        outputs = self._decoder.run(None, dict(zip(self._decoder_inputs, arrays, strict=True)))
+        n = self.config.n_layers
+        return outputs[0], KVCache(list(outputs[1 : n + 1]), list(outputs[n + 1 :]))
