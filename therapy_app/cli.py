@@ -101,8 +101,12 @@ def _cmd_speak(args: argparse.Namespace) -> int:
     options = SynthesisOptions(rate_wpm=args.rate, pause_between_words_ms=args.pause)
     start = time.perf_counter()
     clip = synth.synthesize(args.text, options)
-    _LOGGER.info("%s: %.2f s of speech in %.3f s", synth.voice_name, clip.duration,
-                 time.perf_counter() - start)
+    _LOGGER.info(
+        "%s: %.2f s of speech in %.3f s",
+        synth.voice_name,
+        clip.duration,
+        time.perf_counter() - start,
+    )
     if args.output:
         from therapy_app.audio.wavio import write_wav
 
@@ -202,8 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="therapy-app", description=__doc__)
     parser.add_argument("--version", action="version", version=__version__)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
-    parser.add_argument("--provider", choices=["auto", "cpu", "cuda"], default=None,
-                        help="execution provider (default: THERAPY_APP_PROVIDER or auto)")
+    parser.add_argument(
+        "--provider",
+        choices=["auto", "cpu", "cuda"],
+        default=None,
+        help="execution provider (default: THERAPY_APP_PROVIDER or auto)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("doctor", help="check models, hashes, providers, audio and voice")

@@ -72,7 +72,9 @@ def _provider_checks(provider: str | None) -> list[Check]:
     from therapy_app import inference
 
     checks = [
-        Check("onnxruntime", True, f"{ort.__version__}; built with {ort.get_available_providers()}"),
+        Check(
+            "onnxruntime", True, f"{ort.__version__}; built with {ort.get_available_providers()}"
+        ),
         Check("nvidia driver", True, "present" if inference.cuda_driver_present() else "absent"),
     ]
     # The only trustworthy answer is what a real session runs on (see inference.py).
@@ -97,11 +99,14 @@ def _audio_checks() -> list[Check]:
         found = devices.list_devices()
     except TherapyAppError as exc:
         return [Check("audio", False, exc.french(), required=False)]
-    lines = [
-        f"{d.index}: {d.name} (in {d.inputs}, out {d.outputs})" for d in found
-    ] or ["no device"]
+    lines = [f"{d.index}: {d.name} (in {d.inputs}, out {d.outputs})" for d in found] or [
+        "no device"
+    ]
     checks = [Check("audio devices", bool(found), "; ".join(lines), required=False)]
-    for label, getter in (("microphone", devices.default_input), ("speaker", devices.default_output)):
+    for label, getter in (
+        ("microphone", devices.default_input),
+        ("speaker", devices.default_output),
+    ):
         try:
             checks.append(Check(label, True, getter().name, required=False))
         except TherapyAppError as exc:

@@ -81,7 +81,9 @@ class SpeechLoop:
         corrector = load_corrector(provider) if use_corrector else None
         return cls(recognizer, synthesizer, vad, corrector)
 
-    def process(self, clip: AudioClip, speech_options: SynthesisOptions | None = None) -> LoopResult:
+    def process(
+        self, clip: AudioClip, speech_options: SynthesisOptions | None = None
+    ) -> LoopResult:
         """Run one utterance through the loop.
 
         Args:

@@ -20,7 +20,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
-import hashlib  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 import math  # noqa: E402
@@ -44,6 +43,7 @@ from models.corrector.tokenizer import (  # noqa: E402
     load_tokenizer,
     train_tokenizer,
 )
+from therapy_app.model_store import sha256_file  # noqa: E402
 
 _LOGGER = logging.getLogger("models.corrector.train")
 
@@ -160,7 +160,7 @@ def sha256_of(path: Path) -> str | None:
     """Hex sha256 of a file, or None when it does not exist."""
     if not path.is_file():
         return None
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_file(path)
 
 
 def lr_factor(step: int, config: TrainConfig) -> float:

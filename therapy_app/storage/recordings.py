@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import uuid
 from datetime import UTC, datetime
@@ -12,6 +11,7 @@ from typing import NamedTuple
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.wavio import write_wav
 from therapy_app.errors import AudioInputError
+from therapy_app.model_store import sha256_file
 from therapy_app.paths import user_data_dir
 from therapy_app.storage.errors import translate_os_error
 
@@ -102,11 +102,7 @@ def recording_file(relative_path: str, data_dir: Path | None = None) -> Path:
 
 def file_sha256(path: Path) -> str:
     """Hex SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return sha256_file(path)
 
 
 def remove_recording(relative_path: str, data_dir: Path | None = None) -> None:

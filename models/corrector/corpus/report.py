@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import json
 import logging
@@ -13,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from models.corrector.corpus.tokens import Tag
+from therapy_app.model_store import sha256_file
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -147,14 +147,6 @@ def _markdown(s: dict) -> str:
     return "\n".join(lines)
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def write_manifest(cfg, elapsed: float) -> dict:
     """Writes MANIFEST.json: file hashes, configuration, versions and licences."""
     from models.corrector.corpus.severity import ASR_PROBS, PROFILES, SEVERITY_MIX
@@ -167,7 +159,7 @@ def write_manifest(cfg, elapsed: float) -> dict:
             and path.suffix in (".jsonl", ".json", ".md")
             and path.name != "MANIFEST.json"
         ):
-            files[path.name] = {"bytes": path.stat().st_size, "sha256": _sha256(path)}
+            files[path.name] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
     manifest = {
         "name": "therapy_app synthetic Broca's aphasia corpus (French)",
         "command": " ".join(["python", "-m", "models.corrector.corpus", *sys.argv[1:]]),
