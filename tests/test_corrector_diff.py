@@ -80,6 +80,8 @@ def test_empty_sides():
         ("  ?!  ", ""),
         ("CAFÉ", "café"),
         ("cafe\u0301", "café"),  # decomposed accent, as some keyboards send it
+        ("Ma soeur a mal au coeur, clin d'oeil", "ma sœur a mal au cœur clin d'œil"),
+        ("Le coefficient", "le coefficient"),  # only "oeu"/"oeil" take the ligature
     ],
 )
 def test_normalize_text_matches_the_corpus_source_side(raw, expected):

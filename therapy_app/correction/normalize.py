@@ -14,6 +14,9 @@ _DASH_RE = re.compile(r"(?<!\w)[-–—]|[-–—](?!\w)")
 _SPACE_RE = re.compile(r"\s+")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "\u00a0": " "})
 _WORD_EDGE_RE = re.compile(r"^[^\w']+|[^\w']+$")
+# Keyboards (and some transcripts) write "soeur", "coeur", "oeil"; the corpus and
+# the model use the ligature, as French spelling does in every "oeu"/"oeil" word.
+_LIGATURE_RE = re.compile(r"oe(?=u|il)")
 
 
 def normalize_text(text: str) -> str:
@@ -26,6 +29,7 @@ def normalize_text(text: str) -> str:
         Words separated by single spaces (empty when nothing is left).
     """
     text = unicodedata.normalize("NFC", text).translate(_APOSTROPHES).lower()
+    text = _LIGATURE_RE.sub("œ", text)
     text = _PUNCT_RE.sub(" ", text)
     text = _DASH_RE.sub(" ", text)
     return _SPACE_RE.sub(" ", text).strip()

@@ -43,7 +43,7 @@ class BuildConfig:
     size: int = 480_000
     seed: int = 13
     workers: int = 2
-    intact_rate: float = 0.10
+    intact_rate: float = 0.15
     second_variant: float = 0.5
     valid_pct: int = 2
     test_pct: int = 2

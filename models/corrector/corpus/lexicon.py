@@ -102,12 +102,13 @@ def lemmas(pos: str, min_freq: float = 1.0) -> tuple[LexEntry, ...]:
     for row in _rows():
         if _CGRAM.get(row["4_cgram"]) != pos:
             continue
-        lemma = row["3_lemme"]
+        lemma = row["3_lemme"].replace("œ", "oe")
         if lemma in seen or lemma in BLOCKLIST or not _WORD_RE.match(lemma) or len(lemma) < 3:
             continue
         freq = max(_to_float(row["7_freqlemfilms2"]), _to_float(row["8_freqlemlivres"]))
         if freq < min_freq:
             continue
+        # pyrealb spells "soeur", Lexique "sœur": the realiser restores the ligature.
         info = lex.get(lemma, {}).get(pos)
         if not isinstance(info, dict):
             continue

@@ -50,17 +50,21 @@ class Noun:
         lemma: pyrealb lemma (masculine for nouns of both genders).
         g: grammatical gender of the intended word.
         word: the intended singular form (e.g. "amie" for lemma "ami", g="f").
+        plural_only: a plurale tantum ("lunettes", "vacances"): always plural.
     """
 
     lemma: str
     g: str
     word: str
+    plural_only: bool = False
 
     def n(self) -> N:
         """A fresh pyrealb N terminal."""
         term = N(self.lemma)
         if pyrealb_lexicon()[self.lemma]["N"].get("g") == "x":
             term.g(self.g)
+        if self.plural_only:
+            term.n("p")
         return term
 
 
@@ -70,7 +74,15 @@ def resolve_noun(word: str) -> Noun | None:
 
     Returns None for words pyrealb cannot inflect (they are skipped).
     """
+    if word in voc.PLURAL_ONLY:
+        noun = _resolve_singular(voc.PLURAL_ONLY[word])
+        return None if noun is None else Noun(noun.lemma, noun.g, word, plural_only=True)
+    return _resolve_singular(word)
+
+
+def _resolve_singular(word: str) -> Noun | None:
     lex = pyrealb_lexicon()
+    word = word.replace("œ", "oe")  # pyrealb's spelling; the realiser restores "œ"
     info = lex.get(word, {}).get("N")
     if isinstance(info, dict) and info.get("g") in ("m", "f"):
         return Noun(word, info["g"], word)
@@ -261,6 +273,7 @@ def person_subject(rng: random.Random, number: str, kind: str) -> Subject:
         return Subject(3, "s", g, NP(N(name)), kind)
     if roll < 0.65:
         noun = rng.choice(category("FAMILY"))
+        number = "p" if noun.plural_only else number
         phrase = noun_phrase(rng, noun, "poss", number, owner_pe=1)
     else:
         noun = rng.choice(category("ROLES"))

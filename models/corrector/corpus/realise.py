@@ -20,7 +20,20 @@ _CLITIC_FORMS |= {"m'", "t'", "s'", "l'"}
 _CONTRACTED = {"au", "aux", "du", "des"}
 _MODALS = {"vouloir", "pouvoir", "devoir", "falloir", "savoir", "aimer", "préférer"}
 _NEG_WORDS = {"pas", "plus", "jamais", "rien", "personne", "guère"}
+_PARTICIPLE_FIXES = {
+    "v27": ("éché", "échée", "échés", "échées"),
+    "v46": ("ti", "tie", "tis", "ties"),
+    "v48": ("illi", "illie", "illis", "illies"),
+}
 _FINAL_PUNCT_RE = re.compile(r"\s*([?.!]+)\s*$")
+# pyrealb spells "soeur", "coeur", "oeil": French writes the ligature in these
+# (every "oeu" and "oeil" word), and the recogniser does too.
+_LIGATURE_RE = re.compile(r"([oO])e(?=u|il)")
+
+
+def ligature(form: str) -> str:
+    """Restores the œ ligature that pyrealb's lexicon leaves out ("soeur" -> "sœur")."""
+    return _LIGATURE_RE.sub(lambda m: "œ" if m.group(1) == "o" else "Œ", form)
 
 
 def load_french() -> None:
@@ -31,6 +44,17 @@ def load_french() -> None:
     """
     pyrealb.loadFr()
     Constituent.exceptionOnWarning = True
+    # pyrealb 3.3.1's participle tables for "sortir/partir" (v46), "cueillir" (v48)
+    # and "sécher" (v27) give "ils sont sortie": masculine plural fixed here.
+    conjugation = pyrealb.getRules("fr")["conjugation"]
+    for table, forms in _PARTICIPLE_FIXES.items():
+        conjugation[table]["t"]["pp"] = list(forms)
+    from models.corrector.corpus.vocabulary import EXTRA_LEXICON
+
+    lexicon = pyrealb.getLexicon("fr")
+    for word, (gender, table) in EXTRA_LEXICON.items():
+        if "N" not in lexicon.get(word, {}):  # keep other parts of speech ("portable" A)
+            pyrealb.addToLexicon(word, {**lexicon.get(word, {}), "N": {"g": gender, "tab": table}})
     if not H_ASPIRE:
         for lemma, entry in pyrealb.getLexicon("fr").items():
             for info in entry.values():
@@ -63,10 +87,10 @@ def tag_terminals(terminals: list) -> list[Token]:
     """
     tokens: list[Token] = []
     for i, term in enumerate(terminals):
-        form = term.realization.strip()
+        form = ligature(term.realization.strip())
         if not form:
             continue
-        ctype, lemma = term.constType, str(term.lemma)
+        ctype, lemma = term.constType, ligature(str(term.lemma))
         props = term.props
         feats = {k: str(props[k]) for k in ("g", "n", "pe") if props.get(k) is not None}
         prev_lier = i > 0 and bool(terminals[i - 1].getProp("lier"))

@@ -8,6 +8,7 @@ import random
 from pyrealb.Constituent import PyrealbException
 
 from models.corrector.corpus.broad import BroadGenerator
+from models.corrector.corpus.everyday import EverydayGenerator
 from models.corrector.corpus.generator import CoreGenerator, Sentence
 from models.corrector.corpus.realise import load_french
 from models.corrector.corpus.utterances import UtteranceGenerator
@@ -17,7 +18,14 @@ _LOGGER = logging.getLogger(__name__)
 # Share of candidate sentences drawn from each generator. Curated frames carry
 # natural everyday content; broad frames carry vocabulary (for copying unseen
 # words); utterances carry requests, needs, pain and feelings.
-WEIGHTS = {"pyrealb-core": 0.55, "pyrealb-broad": 0.30, "pyrealb-requests": 0.15}
+# Everyday scenes (pets, states of things, clock times, ages, towns, clitics) were
+# added after the first model mangled "chien", "sœur" and "sept heures".
+WEIGHTS = {
+    "pyrealb-core": 0.42,
+    "pyrealb-broad": 0.25,
+    "pyrealb-requests": 0.13,
+    "pyrealb-everyday": 0.20,
+}
 
 LICENCES = {
     "pyrealb": "pyrealb 3.3.1 (PyPI metadata: MIT; the wheel's LICENSE file is GPL-3.0 and its "
@@ -38,6 +46,7 @@ class Mixture:
             "pyrealb-core": CoreGenerator(),
             "pyrealb-broad": BroadGenerator(),
             "pyrealb-requests": UtteranceGenerator(),
+            "pyrealb-everyday": EverydayGenerator(),
         }
         self._names = list(WEIGHTS)
         self._weights = [WEIGHTS[n] for n in self._names]

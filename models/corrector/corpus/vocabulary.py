@@ -16,7 +16,8 @@ FAMILY = _words(
     """mère père fille fils frère sœur femme mari enfant petit-fils petite-fille
     grand-mère grand-père oncle tante cousin cousine neveu nièce ami amie voisin voisine
     collègue belle-fille gendre beau-frère belle-sœur copain copine filleul filleule
-    parrain marraine compagnon compagne"""
+    parrain marraine compagnon compagne bébé petits-enfants parents grands-parents
+    enfants"""
 )
 ROLES = _words(
     """médecin docteur infirmière infirmier orthophoniste kinésithérapeute pharmacien
@@ -106,8 +107,57 @@ OBJECTS = _words(
     interrupteur prise câble écran clavier souris imprimante appareil
     déambulateur béquille fauteuil-roulant sonnette interphone boîte-aux-lettres
     ciseaux aiguille fil bouton tapis coussin nappe torchon éponge seau tiroir
-    étagère bibliothèque armoire matelas couette radio journal mouchoir"""
+    étagère bibliothèque armoire matelas couette radio journal mouchoir télé
+    ciseaux clés pull"""
 )
+# Pets and farm animals: patients talk about their dog as often as about their son.
+ANIMALS = _words(
+    """chien chat chaton chiot oiseau poisson lapin cheval perruche canari hamster
+    tortue poule vache cochon mouton chèvre âne canard"""
+)
+CITIES = _words(
+    """Paris Marseille Lyon Toulouse Nice Nantes Strasbourg Montpellier Bordeaux Lille
+    Rennes Reims Toulon Grenoble Dijon Angers Nîmes Brest Limoges Tours Amiens Metz
+    Perpignan Orléans Rouen Caen Nancy Avignon Poitiers Pau Bayonne Lourdes Vichy
+    Annecy Chartres Besançon Clermont-Ferrand Saint-Étienne Le-Havre Cannes Calais"""
+)
+# Nouns pyrealb lacks, added to its lexicon as (gender, inflection table); "nI" is
+# invariable. Without them these everyday words never reached the corpus.
+EXTRA_LEXICON = {
+    "pull": ("m", "n3"),
+    "steak": ("m", "n3"),
+    "copine": ("f", "n17"),
+    "portable": ("m", "n3"),
+    "week-end": ("m", "n3"),
+    "petit-déjeuner": ("m", "n3"),
+    "kiné": ("m", "n3"),
+    "micro-ondes": ("m", "nI"),
+    "ketchup": ("m", "n3"),
+    "taboulé": ("m", "n3"),
+    "short": ("m", "n3"),
+    "parka": ("f", "n17"),
+    "pressing": ("m", "n3"),
+    "aide-soignante": ("f", "n17"),
+    "scrabble": ("m", "n3"),
+    "petits-enfants": ("m", "nI"),
+    "grands-parents": ("m", "nI"),
+    "hamburger": ("m", "n3"),
+    "déambulateur": ("m", "n3"),
+}
+# Pluralia tantum and nouns patients use in the plural: word -> singular lemma.
+PLURAL_ONLY = {
+    "lunettes": "lunette",
+    "vacances": "vacance",
+    "ciseaux": "ciseau",
+    "toilettes": "toilette",
+    "échecs": "échec",
+    "dames": "dame",
+    "petits-enfants": "petits-enfants",
+    "grands-parents": "grands-parents",
+    "parents": "parent",
+    "enfants": "enfant",
+    "clés": "clé",
+}
 TRANSPORT = _words("bus train métro tramway taxi avion bateau car ambulance navette")
 VEHICLES_EN = _words("voiture bus train métro tramway taxi avion bateau vélo car")
 TOPICS = _words(
@@ -196,6 +246,10 @@ TIME_PAST = (
     "ce/D week-end/N",
     "à/P Noël/N",
     "pendant/P les/D vacances/N",
+    "hier/Adv après-midi/N",
+    "à/P midi/N",
+    "dimanche/N",
+    "samedi/N",
 )
 TIME_FUTURE = (
     "demain/Adv",
@@ -216,6 +270,13 @@ TIME_FUTURE = (
     "ce/D week-end/N",
     "cet/D été/N",
     "à/P Pâques/N",
+    "dimanche/N",
+    "samedi/N",
+    "lundi/N",
+    "mercredi/N",
+    "demain/Adv soir/N",
+    "à/P midi/N",
+    "cette/D nuit/N",
 )
 TIME_PRESENT = (
     "aujourd'hui/Adv",
@@ -232,6 +293,15 @@ TIME_PRESENT = (
     "ce/D matin/N",
     "d'/P habitude/N",
     "le/D mercredi/N",
+    "la/D nuit/N",
+    "le/D week-end/N",
+    "tous/A les/D matins/N",
+    "tous/A les/D soirs/N",
+    "tous/A les/D dimanches/N",
+    "à/P midi/N",
+    "l'/D après-midi/N",
+    "dimanche/N",
+    "samedi/N",
 )
 TIME_IMPERFECT = (
     "avant/Adv",
