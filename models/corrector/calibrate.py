@@ -13,22 +13,27 @@ from therapy_app.correction.normalize import normalize_text
 
 _LOGGER = logging.getLogger(__name__)
 
-MARGINS = [round(0.05 * i, 2) for i in range(21)]
+MARGINS = [round(0.05 * i, 2) for i in range(31)]
+MIN_UNCHANGED = 0.95
 PENALTIES = [0.0, 0.1, 0.2, 0.3, 0.5, 1.0]
 
 
-def calibrate_keep_margin(corrector: Corrector, pairs: list[dict[str, Any]]) -> dict[str, Any]:
+def calibrate_keep_margin(
+    corrector: Corrector, pairs: list[dict[str, Any]], min_unchanged: float = MIN_UNCHANGED
+) -> dict[str, Any]:
     """Choose ``keep_margin`` on validation pairs (greedy decoding).
 
     Args:
         corrector: loaded with any ``keep_margin`` (the check is disabled here).
         pairs: corpus rows with ``src``, ``tgt`` and ``severity``.
+        min_unchanged: share of intact pairs that must come back unchanged.
 
-    The margin maximises the mean of two rates: exact match on degraded pairs
-    and unchanged output on intact pairs. Weighting the two classes equally
-    (rather than by the corpus's ~10 % of intact pairs) reflects the app, where
-    altering a sentence the patient said right is as bad as missing an error.
-    Ties go to the larger margin.
+    Among the settings that return at least ``min_unchanged`` of the intact
+    pairs unchanged, the one with the best exact match on degraded pairs wins:
+    altering a sentence the patient said right is a hard failure in the app
+    (the issue's target), missing an error a soft one. When no setting reaches
+    the floor, the mean of the two rates decides. Ties go to the smallest
+    penalty, then the larger margin.
 
     Returns:
         ``{"keep_margin": m, "curve": [...]}`` with, for each margin tried,
@@ -52,6 +57,27 @@ def calibrate_keep_margin(corrector: Corrector, pairs: list[dict[str, Any]]) -> 
                 "intact": pair.get("severity") == "intact",
             }
         )
+    chosen, curve, key = choose_setting(rows, min_unchanged)
+    return {
+        "min_unchanged": min_unchanged,
+        "criterion": key,
+        "keep_margin": chosen["margin"],
+        "drop_penalty": chosen["drop_penalty"],
+        "pairs": len(rows),
+        "intact_pairs": sum(r["intact"] for r in rows),
+        "missing_word_rate": sum(r["missing"] > 0 for r in rows) / max(len(rows), 1),
+        "curve": curve,
+    }
+
+
+def choose_setting(
+    rows: list[dict[str, Any]], min_unchanged: float
+) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
+    """The (penalty, margin) point chosen from per-pair rows; also the curve and criterion.
+
+    Each row has ``best_ok``, ``identity_ok``, ``gap`` (best score minus the
+    unchanged input's), ``missing`` (content words lost) and ``intact``.
+    """
     curve = []
     for penalty, margin in ((p, m) for p in PENALTIES for m in MARGINS):
         kept = [r["gap"] - penalty * r["missing"] <= margin for r in rows]
@@ -70,15 +96,25 @@ def calibrate_keep_margin(corrector: Corrector, pairs: list[dict[str, Any]]) -> 
                 "balanced": (exact_degraded + unchanged) / 2,
             }
         )
-    best = max(point["balanced"] for point in curve)
+    allowed = [p for p in curve if p["intact_unchanged"] >= min_unchanged]
+    key = "exact_degraded" if allowed else "balanced"
+    allowed = allowed or curve
+    best = max(point[key] for point in allowed)
     # Ties: the smallest penalty (least heuristic), then the largest margin.
-    top = [p for p in curve if p["balanced"] >= best - 1e-9]
+    top = [p for p in allowed if p[key] >= best - 1e-9]
     chosen = min(top, key=lambda p: (p["drop_penalty"], -p["margin"]))
+    _log(chosen, curve, key, best)
+    return chosen, curve, key
+
+
+def _log(chosen: dict[str, Any], curve: list[dict[str, Any]], key: str, best: float) -> None:
     _LOGGER.info(
-        "keep_margin %.2f, drop_penalty %.2f (balanced accuracy %.3f)",
+        "keep_margin %.2f, drop_penalty %.2f (%s %.3f, intact unchanged %.3f)",
         chosen["margin"],
         chosen["drop_penalty"],
+        key,
         best,
+        chosen["intact_unchanged"],
     )
     for p in curve:
         _LOGGER.info(
@@ -89,11 +125,3 @@ def calibrate_keep_margin(corrector: Corrector, pairs: list[dict[str, Any]]) -> 
             p["exact_degraded"],
             p["intact_unchanged"],
         )
-    return {
-        "keep_margin": chosen["margin"],
-        "drop_penalty": chosen["drop_penalty"],
-        "pairs": len(rows),
-        "intact_pairs": sum(r["intact"] for r in rows),
-        "missing_word_rate": sum(r["missing"] > 0 for r in rows) / max(len(rows), 1),
-        "curve": curve,
-    }
