@@ -7,6 +7,7 @@ import importlib.util
 import json
 import random
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,11 +22,23 @@ from models.corrector.corpus import agrammatism as agr  # noqa: E402
 from models.corrector.corpus import asr, paraphasia  # noqa: E402
 from models.corrector.corpus.build import BuildConfig, build, split_of  # noqa: E402
 from models.corrector.corpus.realise import load_french, realise  # noqa: E402
-from models.corrector.corpus.severity import PROFILES, degrade  # noqa: E402
+from models.corrector.corpus.severity import (  # noqa: E402
+    PROFILES,
+    RULE_ORDER,
+    apply_rules,
+    degrade,
+)
 from models.corrector.corpus.sources import Mixture  # noqa: E402
 from models.corrector.corpus.tokens import Tag, Token, normalize, render  # noqa: E402
 
 _SRC_FORBIDDEN = re.compile(r"[A-ZÀ-ÖØ-Þ.,;:!?«»\"()]")
+
+
+@pytest.fixture(autouse=True)
+def _french() -> None:
+    # pyrealb builds constituents in the current language: load French before
+    # a test's S(...) arguments are evaluated, whichever test runs first.
+    load_french()
 
 
 @pytest.fixture(scope="module")
@@ -261,3 +274,110 @@ def test_hesitation_blocks_elision_and_demonstrative_before_infinitive():
     assert render(with_euh) == "je euh ai faim"
     its = _tokens(S(Pro("ce"), VP(V("être"), A("bon"))))
     assert render(agr.infinitive(its, _Always(), 1.0)[0]) == "ça être bon"
+
+
+# --- rules from the error analysis on hand-written patient utterances ---------
+
+
+def _gift() -> list[Token]:
+    """Tokens of "Elle m'a donné un cadeau"."""
+    me = Pro("moi").pe(1).c("dat")
+    return _tokens(S(Pro("je").pe(3).g("f"), VP(V("donner"), NP(D("un"), N("cadeau")), me)).t("pc"))
+
+
+def test_default_adjectives_and_participles_become_masculine_singular():
+    soup = _tokens(S(NP(D("le"), N("soupe")), VP(V("être"), A("chaud"))))
+    assert render(soup) == "la soupe est chaude"
+    out, changed = agr.default_adjectives(soup, _Always(), 1.0)
+    assert changed and render(out) == "la soupe est chaud"
+    girl = _tokens(S(NP(D("le"), A("petit"), N("fille")), VP(V("venir"))).t("pc"))
+    assert render(agr.default_adjectives(girl, _Always(), 1.0)[0]) == "la petit fille est venu"
+    glasses = _tokens(S(NP(D("mon"), N("lunette").n("p")), VP(V("être"), A("cassé"))))
+    assert render(agr.default_adjectives(glasses, _Always(), 1.0)[0]) == "ses lunettes sont cassé"
+    # Already masculine singular: nothing to default.
+    bread = _tokens(S(NP(D("le"), N("pain")), VP(V("être"), A("chaud"))))
+    assert agr.default_adjectives(bread, _Always(), 1.0)[1] is False
+    # Hand-written tokens carry the form as lemma; quantifiers are not adjectives.
+    assert agr.masculine_singular(Token("prochaine", Tag.ADJ, "prochaine")) == "prochain"
+    assert agr.masculine_singular(Token("toutes", Tag.ADJ, "tout")) == ""
+
+
+def test_object_clitic_becomes_tonic_after_the_verb():
+    gift = _gift()
+    assert render(gift) == "elle m'a donné un cadeau"
+    out, changed = agr.object_tonic(gift, _Always(), 1.0)
+    assert changed and render(out) == "elle a donné moi un cadeau"
+    assert render(agr.drop_aux(out, _Always(), 1.0)[0]) == "elle donné moi un cadeau"
+    wait = _tokens(
+        S(
+            Pro("je").pe(1),
+            VP(V("attendre"), Pro("moi").pe(2).c("acc"), PP(P("à"), NP(D("le"), N("gare")))),
+        )
+    )
+    assert render(wait) == "je t'attends à la gare"
+    assert render(agr.object_tonic(wait, _Always(), 1.0)[0]) == "j'attends toi à la gare"
+    book = _tokens(
+        S(Pro("je").pe(1), VP(V("donner"), NP(D("le"), N("livre")), Pro("moi").pe(3).c("dat")))
+    )
+    assert render(book) == "je lui donne le livre"
+    forms = {render(agr.object_tonic(book, random.Random(i), 1.0)[0]) for i in range(40)}
+    assert forms == {"je donne lui le livre", "je donne elle le livre"}
+    assert agr.object_tonic(gift, _Always(), 0.0) == (gift, False)
+
+
+@pytest.mark.parametrize(
+    ("pe", "n", "text"),
+    [(1, "s", "je me lève"), (3, "s", "il se lève"), (1, "p", "nous nous levons")],
+)
+def test_reflexive_clitics_never_become_tonic(pe, n, text):
+    tokens = _tokens(S(Pro("je").pe(pe).n(n), VP(V("lever"))).typ({"refl": True}))
+    assert render(tokens) == text
+    assert agr.object_tonic(tokens, _Always(), 1.0) == (tokens, False)
+    # The severe pipeline (subjects kept, no repetition) never adds a tonic pronoun.
+    severe = {
+        **PROFILES["severe"],
+        "obj_tonic": 1.0,
+        "subj_drop": 0,
+        "subj_tonic": 0,
+        "repetition": 0,
+    }
+    tonics = {"moi", "toi", "lui", "elle", "nous", "eux"}
+    before = sum(w in tonics for w in text.split())
+    for seed in range(100):
+        src = render(apply_rules(tokens, severe, random.Random(seed))[0]).split()
+        assert sum(w in tonics for w in src) <= before, src
+
+
+def test_obj_tonic_runs_before_obj_clitic_drop():
+    assert RULE_ORDER.index("obj_tonic") < RULE_ORDER.index("obj_clitic_drop")
+    probs = {"obj_tonic": 1.0, "obj_clitic_drop": 1.0}
+    out, fired = apply_rules(_gift(), probs, random.Random(0))
+    assert fired == ["obj_tonic"] and render(out) == "elle a donné moi un cadeau"
+
+
+def test_determiner_gender_errors_lean_masculine():
+    tokens = [Token("la", Tag.DET, "le"), Token("le", Tag.DET, "le")]
+    to_masc = to_fem = 0
+    for seed in range(400):
+        out, _ = agr.agreement_errors(tokens, random.Random(seed), 1.0)
+        to_masc += out[0].form == "le"
+        to_fem += out[1].form == "la"
+    assert to_masc == 400 and 0 < to_fem < 200
+
+
+def test_velar_fronting_and_frequent_substitutions():
+    # _Always picks the first (most frequent) matching pattern.
+    assert paraphasia.substitution("café", _Always()) == "tafé"
+    assert paraphasia.substitution("fromage", _Always()) == "fromaze"
+    assert paraphasia.substitution("chapeau", _Always()) == "sapeau"
+    assert paraphasia.substitution("quatre", _Always()) == "tatre"
+    assert paraphasia.substitution("gâteau", _Always()) == "dâteau"
+    for word, expected in (("café", "tafé"), ("jardin", "zardin"), ("manger", "manzer")):
+        counts = Counter(paraphasia.substitution(word, random.Random(i)) for i in range(300))
+        assert counts.most_common(1)[0][0] == expected, counts
+
+
+def test_paraphasia_reaches_short_words_but_not_names():
+    tokens = [Token("café", Tag.NOUN, "café"), Token("Lucie", Tag.NOUN, "Lucie")]
+    out, changed = paraphasia.paraphasias(tokens, random.Random(0), 1.0)
+    assert changed and out[0].form != "café" and out[1].form == "Lucie"

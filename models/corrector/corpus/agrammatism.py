@@ -15,6 +15,7 @@ from collections.abc import Callable
 from contextlib import redirect_stderr
 from dataclasses import replace
 
+import pyrealb
 from pyrealb import A, V
 from pyrealb.Constituent import PyrealbException
 
@@ -59,6 +60,54 @@ _DET_GENDER_SWAP = {
     "ses": "son",
     "tes": "ton",
 }
+# Patients default to the masculine ("le voiture") far more than the reverse, so
+# a masculine determiner is made feminine only this share of the times it is drawn.
+_MASC_DETS = frozenset({"le", "un", "mon", "ton", "son", "ce", "cet"})
+_MASC_TO_FEM = 0.35
+# Object clitic -> tonic pronoun said after the verb ("elle donner moi cadeau").
+# "lui" hides the referent's gender: the tonic is "lui" or "elle".
+_OBJ_TONIC = {
+    "me": ("moi",),
+    "m'": ("moi",),
+    "te": ("toi",),
+    "t'": ("toi",),
+    "nous": ("nous",),
+    "vous": ("vous",),
+    "lui": ("lui", "elle"),
+    "leur": ("eux",),
+}
+# Subject clitic a "me/te/nous/vous" clitic must match to be reflexive ("je me lève").
+_REFLEXIVE_SUBJECT = {
+    "me": ("je", "j'"),
+    "m'": ("je", "j'"),
+    "te": ("tu",),
+    "t'": ("tu",),
+    "nous": ("nous",),
+    "vous": ("vous",),
+}
+# What may sit between a clitic and its lexical verb: "m'a donné", "ne m'a pas aidé".
+_CLITIC_TO_VERB = (Tag.AUX, Tag.AUX_FUT, Tag.MODAL, Tag.NEG, Tag.NEG_NE, Tag.ADV, Tag.CLO)
+# Quantifiers and ordinals, not adjectives a patient "defaults": "tous les jours".
+_NOT_DEFAULTED = frozenset({"tout", "tous", "toute", "toutes"})
+# Feminine/plural endings -> masculine singular, for adjectives whose lemma is
+# their own form (hand-written phrases: "prochaine"); checked against pyrealb.
+_MASC_ENDINGS = (
+    ("ères", "er"),
+    ("ère", "er"),
+    ("euses", "eux"),
+    ("euse", "eux"),
+    ("ives", "if"),
+    ("ive", "if"),
+    ("elles", "el"),
+    ("elle", "el"),
+    ("ennes", "en"),
+    ("enne", "en"),
+    ("ettes", "et"),
+    ("ette", "et"),
+    ("es", ""),
+    ("e", ""),
+    ("s", ""),
+)
 
 
 def _keep(tokens: list[Token], drop: set[int]) -> list[Token]:
@@ -96,6 +145,26 @@ def participle(lemma: str) -> str:
 def adjective(lemma: str, g: str, n: str) -> str:
     """An inflected adjective."""
     return A(lemma).g(g).n(n).realize().strip(" .").lower()
+
+
+@functools.cache
+def _is_adjective(lemma: str) -> bool:
+    entry = pyrealb.getLexicon("fr").get(lemma)
+    return isinstance(entry, dict) and "A" in entry
+
+
+def masculine_singular(tok: Token) -> str:
+    """The masculine singular of an adjective token ("" when unknown)."""
+    low = tok.form.lower()
+    if low in _NOT_DEFAULTED or not tok.lemma.isalpha():
+        return ""
+    if tok.lemma != low and _is_adjective(tok.lemma):
+        return adjective(tok.lemma, "m", "s")
+    for ending, masc in _MASC_ENDINGS:
+        stem = low[: -len(ending)] + masc
+        if low.endswith(ending) and len(stem) > 2 and _is_adjective(stem):
+            return adjective(stem, "m", "s")
+    return ""
 
 
 def drop_question_words(
@@ -296,8 +365,83 @@ def drop_determiners(tokens: list[Token], rng: random.Random, p: float) -> tuple
     return out, fired
 
 
+def default_adjectives(
+    tokens: list[Token], rng: random.Random, p: float
+) -> tuple[list[Token], bool]:
+    """Feminine/plural adjectives and participles said in the masculine singular.
+
+    "la soupe chaud", "mes lunettes cassé", "elle est venu": the default form
+    is what patients produce when agreement fails; p applies per inflected word.
+    """
+    out: list[Token] = []
+    fired = False
+    for tok in tokens:
+        new = ""
+        if tok.tag == Tag.ADJ:
+            new = masculine_singular(tok)
+        elif tok.tag == Tag.VERB and tok.feats.get("vform") == "pp" and tok.lemma.isalpha():
+            new = participle(tok.lemma)
+        if new and new != tok.form.lower() and rng.random() < p:
+            out.append(tok.with_form(new, g="m", n="s"))
+            fired = True
+        else:
+            out.append(tok)
+    return out, fired
+
+
+def _reflexive(tokens: list[Token], i: int) -> bool:
+    """Whether the clitic at i is reflexive: "se", or "me/te/nous/vous" matching the subject."""
+    low = tokens[i].form.lower()
+    if low in ("se", "s'"):
+        return True
+    subjects = _REFLEXIVE_SUBJECT.get(low)
+    if subjects is None:
+        return False
+    before = [t for t in tokens[:i] if t.tag == Tag.CLS]
+    after = [t for t in tokens[i + 1 : i + 5] if t.tag == Tag.CLS_INV]
+    subject = before[-1] if before else (after[0] if after else None)
+    return subject is not None and subject.form.lower() in subjects
+
+
+def _lexical_verb(tokens: list[Token], i: int) -> int | None:
+    """Index of the lexical verb a clitic at i belongs to (skipping aux, negation...)."""
+    for j in range(i + 1, min(i + 6, len(tokens))):
+        tag = tokens[j].tag
+        if tag == Tag.VERB:
+            return None if tokens[j].hyphen else j
+        if tag not in _CLITIC_TO_VERB:
+            return None
+    return None
+
+
+def object_tonic(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
+    """Object clitic said as a tonic pronoun after the verb: "elle donné moi cadeau".
+
+    Reflexive clitics are left alone (patients drop them: "moi lever", never
+    "moi lever moi"); that is `drop_object_clitics`' job.
+    """
+    out = list(tokens)
+    fired = False
+    i = 0
+    while i < len(out):
+        tok = out[i]
+        tonics = _OBJ_TONIC.get(tok.form.lower())
+        verb = _lexical_verb(out, i) if tok.tag == Tag.CLO and tonics else None
+        if verb is None or _reflexive(out, i) or rng.random() >= p:
+            i += 1
+            continue
+        tonic = tonics[0] if len(tonics) == 1 else rng.choice(tonics)
+        new = Token(tonic, Tag.PRON, tonic, dict(tok.feats))
+        out = [*out[:i], *out[i + 1 : verb + 1], new, *out[verb + 1 :]]
+        fired = True
+    return out, fired
+
+
 def agreement_errors(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
-    """Gender/number errors on determiners and adjectives, person errors on verbs."""
+    """Gender/number errors on determiners and adjectives, person errors on verbs.
+
+    Determiner errors lean masculine ("le voiture" more than "la camion").
+    """
     out: list[Token] = []
     fired = False
     for tok in tokens:
@@ -307,7 +451,8 @@ def agreement_errors(tokens: list[Token], rng: random.Random, p: float) -> tuple
             continue
         new = ""
         if tok.tag == Tag.DET and low in _DET_GENDER_SWAP:
-            new = _DET_GENDER_SWAP[low]
+            if low not in _MASC_DETS or rng.random() < _MASC_TO_FEM:
+                new = _DET_GENDER_SWAP[low]
         elif tok.tag == Tag.ADJ and tok.lemma.isalpha():
             g = "m" if tok.feats.get("g") == "f" else "f"
             new = adjective(tok.lemma, g, tok.feats.get("n", "s"))

@@ -24,28 +24,36 @@ OPERATIONS = (
 )
 _CONSONANTS = set("bcdfgjklmnpqrstvwxzç")
 _VOWELS = set("aeiouyàâéèêëîïôöùûü")
-# Spelling-level pairs for one-feature phonemic substitutions (both directions).
+# Spelling-level one-feature phonemic substitutions, with weights: the
+# child-like simplifications patients keep producing (ʒ -> z "manzer", ʃ -> s
+# "sapeau", velar fronting k -> t "tafé", g -> d) are far more frequent than the
+# other voicing/place/liquid/nasal swaps. A word has several of those (r, l,
+# n, t...), so the weights are high enough for the frequent ones to win anyway.
 _SUBSTITUTIONS = (
-    (r"g(?=[eiy])", "z"),
-    (r"ge(?=[aoâ])", "z"),
-    ("j", "z"),
-    ("ch", "s"),
-    ("s", "ch"),
-    ("z", "j"),
-    ("b", "p"),
-    ("p", "b"),
-    ("d", "t"),
-    ("t", "d"),
-    ("v", "f"),
-    ("f", "v"),
-    (r"c(?=[aou])", "g"),
-    (r"g(?=[aou])", "c"),
-    ("r", "l"),
-    ("l", "r"),
-    ("m", "n"),
-    ("n", "m"),
+    (r"g(?=[eiy])", "z", 6.0),
+    (r"ge(?=[aoâ])", "z", 6.0),
+    ("j", "z", 6.0),
+    ("ch", "s", 6.0),
+    (r"c(?=[aouâ])", "t", 5.0),
+    ("qu", "t", 5.0),
+    ("k", "t", 5.0),
+    (r"g(?=[aouâ])", "d", 3.0),
+    ("s", "ch", 1.0),
+    ("z", "j", 1.0),
+    ("b", "p", 1.0),
+    ("p", "b", 1.0),
+    ("d", "t", 1.0),
+    ("t", "d", 1.0),
+    ("v", "f", 1.0),
+    ("f", "v", 1.0),
+    (r"c(?=[aou])", "g", 1.0),
+    (r"g(?=[aou])", "c", 1.0),
+    ("r", "l", 1.0),
+    ("l", "r", 1.0),
+    ("m", "n", 1.0),
+    ("n", "m", 1.0),
 )
-_SUB_RES = tuple((re.compile(a), b) for a, b in _SUBSTITUTIONS)
+_SUB_RES = tuple((re.compile(a), b, w) for a, b, w in _SUBSTITUTIONS)
 
 
 def _letters(word: str) -> list[int]:
@@ -80,13 +88,15 @@ def deletion(word: str, rng: random.Random) -> str:
 
 
 def substitution(word: str, rng: random.Random) -> str:
-    """Replaces one sound by a close one: voicing (b/p, d/t), s/ch, j/z, r/l..."""
+    """Replaces one sound by a close one, frequent simplifications first (j/z, ch/s, k/t...)."""
     options = [
-        (m.start(), m.end(), repl) for pattern, repl in _SUB_RES for m in pattern.finditer(word)
+        (m.start(), m.end(), repl, weight)
+        for pattern, repl, weight in _SUB_RES
+        for m in pattern.finditer(word)
     ]
     if not options:
         return word
-    start, end, repl = rng.choice(options)
+    start, end, repl, _ = rng.choices(options, [o[3] for o in options])[0]
     return word[:start] + repl + word[end:]
 
 
@@ -140,7 +150,11 @@ def distort(word: str, rng: random.Random) -> tuple[str, str]:
 
 
 def paraphasias(tokens: list[Token], rng: random.Random, p: float) -> tuple[list[Token], bool]:
-    """Distorts content words (nouns, verbs, adjectives of 4+ letters) with probability p."""
+    """Distorts content words (nouns, verbs, adjectives of 4+ letters) with probability p.
+
+    Capitalised words are skipped: first names and place names are not repaired
+    to a known word, so a distorted "Lucie" would teach the model to invent names.
+    """
     out: list[Token] = []
     fired = False
     for tok in tokens:
@@ -148,6 +162,7 @@ def paraphasias(tokens: list[Token], rng: random.Random, p: float) -> tuple[list
             tok.tag in (Tag.NOUN, Tag.VERB, Tag.ADJ)
             and len(tok.form) >= 4
             and not tok.lemma[:1].isupper()
+            and not tok.form[:1].isupper()
             and rng.random() < p
         ):
             new, op = distort(tok.form.lower(), rng)

@@ -13,10 +13,12 @@ from models.corrector.corpus.tokens import Tag, Token, render
 
 _LOGGER = logging.getLogger(__name__)
 
-# Order matters: subject and verb rules see the sentence before determiners go,
+# Order matters: obj_tonic sees the subject clitic it tells reflexives by (and
+# competes with obj_clitic_drop), subject and verb rules see the sentence before determiners go,
 # the ASR layer comes last because it transcribes what was "said".
 RULE_ORDER = (
     "qw_drop",
+    "obj_tonic",
     "subj_drop",
     "subj_tonic",
     "ne_drop",
@@ -29,6 +31,7 @@ RULE_ORDER = (
     "prep_drop",
     "det_drop",
     "modifier_drop",
+    "adj_default",
     "agreement",
     "paraphasia",
     "repetition",
@@ -45,6 +48,7 @@ RULE_ORDER = (
 PROFILES: dict[str, dict[str, float]] = {
     "mild": {
         "qw_drop": 0.3,
+        "obj_tonic": 0.05,
         "subj_drop": 0.08,
         "subj_tonic": 0.07,
         "ne_drop": 0.5,
@@ -57,13 +61,15 @@ PROFILES: dict[str, dict[str, float]] = {
         "prep_drop": 0.12,
         "det_drop": 0.20,
         "modifier_drop": 0.0,
+        "adj_default": 0.08,
         "agreement": 0.06,
-        "paraphasia": 0.04,
+        "paraphasia": 0.06,
         "repetition": 0.06,
         "filler": 0.12,
     },
     "moderate": {
         "qw_drop": 0.6,
+        "obj_tonic": 0.25,
         "subj_drop": 0.20,
         "subj_tonic": 0.25,
         "ne_drop": 0.75,
@@ -76,13 +82,15 @@ PROFILES: dict[str, dict[str, float]] = {
         "prep_drop": 0.40,
         "det_drop": 0.55,
         "modifier_drop": 0.10,
-        "agreement": 0.12,
-        "paraphasia": 0.07,
+        "adj_default": 0.25,
+        "agreement": 0.14,
+        "paraphasia": 0.12,
         "repetition": 0.15,
         "filler": 0.25,
     },
     "severe": {
         "qw_drop": 0.9,
+        "obj_tonic": 0.40,
         "subj_drop": 0.35,
         "subj_tonic": 0.45,
         "ne_drop": 0.9,
@@ -95,8 +103,9 @@ PROFILES: dict[str, dict[str, float]] = {
         "prep_drop": 0.75,
         "det_drop": 0.85,
         "modifier_drop": 0.30,
-        "agreement": 0.12,
-        "paraphasia": 0.10,
+        "adj_default": 0.40,
+        "agreement": 0.16,
+        "paraphasia": 0.16,
         "repetition": 0.25,
         "filler": 0.40,
     },
@@ -113,6 +122,7 @@ SEVERITY_MIX = (("mild", 0.30), ("moderate", 0.40), ("severe", 0.30))
 
 _RULES = {
     "qw_drop": agr.drop_question_words,
+    "obj_tonic": agr.object_tonic,
     "ne_drop": agr.drop_ne,
     "neg_preverbal": agr.preverbal_negation,
     "aux_drop": agr.drop_aux,
@@ -123,6 +133,7 @@ _RULES = {
     "prep_drop": agr.drop_prepositions,
     "det_drop": agr.drop_determiners,
     "modifier_drop": agr.drop_modifiers,
+    "adj_default": agr.default_adjectives,
     "agreement": agr.agreement_errors,
     "paraphasia": paraphasias,
     "repetition": agr.repeat_word,
