@@ -48,7 +48,7 @@ RULE_ORDER = (
 PROFILES: dict[str, dict[str, float]] = {
     "mild": {
         "qw_drop": 0.3,
-        "obj_tonic": 0.05,
+        "obj_tonic": 0.08,
         "subj_drop": 0.08,
         "subj_tonic": 0.07,
         "ne_drop": 0.5,
@@ -61,7 +61,7 @@ PROFILES: dict[str, dict[str, float]] = {
         "prep_drop": 0.12,
         "det_drop": 0.20,
         "modifier_drop": 0.0,
-        "adj_default": 0.08,
+        "adj_default": 0.10,
         "agreement": 0.06,
         "paraphasia": 0.06,
         "repetition": 0.06,
@@ -69,7 +69,7 @@ PROFILES: dict[str, dict[str, float]] = {
     },
     "moderate": {
         "qw_drop": 0.6,
-        "obj_tonic": 0.25,
+        "obj_tonic": 0.35,
         "subj_drop": 0.20,
         "subj_tonic": 0.25,
         "ne_drop": 0.75,
@@ -82,7 +82,7 @@ PROFILES: dict[str, dict[str, float]] = {
         "prep_drop": 0.40,
         "det_drop": 0.55,
         "modifier_drop": 0.10,
-        "adj_default": 0.25,
+        "adj_default": 0.30,
         "agreement": 0.14,
         "paraphasia": 0.12,
         "repetition": 0.15,
@@ -90,7 +90,7 @@ PROFILES: dict[str, dict[str, float]] = {
     },
     "severe": {
         "qw_drop": 0.9,
-        "obj_tonic": 0.40,
+        "obj_tonic": 0.55,
         "subj_drop": 0.35,
         "subj_tonic": 0.45,
         "ne_drop": 0.9,
@@ -103,7 +103,7 @@ PROFILES: dict[str, dict[str, float]] = {
         "prep_drop": 0.75,
         "det_drop": 0.85,
         "modifier_drop": 0.30,
-        "adj_default": 0.40,
+        "adj_default": 0.50,
         "agreement": 0.16,
         "paraphasia": 0.16,
         "repetition": 0.25,
