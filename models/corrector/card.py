@@ -103,6 +103,31 @@ def _benchmark_section(meta: dict[str, Any], results_path: Path) -> str:
             f"{_pct(hand.get('unchanged_rate'))} | "
             f"{_num(row.get('ms_per_sentence'))} |"
         )
+    blind = [
+        (name, row["handwritten_blind"])
+        for name, row in results["systems"].items()
+        if "handwritten_blind" in row
+    ]
+    if blind:
+        lines += [
+            "",
+            "Blind hand-written set (`tests/data/aphasia_eval_blind.jsonl`, written "
+            "independently and never used to tune the corpus; "
+            f"{len(results.get('handwritten_blind_seen_in_training', []))} of its "
+            f"{blind[0][1].get('n', '?')} items have a source or reference that also "
+            "occurs in the training split):",
+            "",
+            "| system | EM (all) | EM agrammatic | EM agrammatic, unseen in training | chrF "
+            "| correct kept unchanged |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, hand in blind:
+            lines.append(
+                f"| {name} | {_pct(hand.get('exact_any'))} | "
+                f"{_pct(hand.get('exact_any_agrammatic'))} | "
+                f"{_pct(hand.get('exact_any_agrammatic_unseen'))} | {_num(hand.get('chrf'))} | "
+                f"{_pct(hand.get('unchanged_rate'))} |"
+            )
     model_row = results["systems"].get("model greedy", {})
     per_sev = model_row.get("synthetic", {}).get("per_severity", {})
     if per_sev:
