@@ -458,6 +458,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-minutes", type=float, help="override the config's time budget")
     parser.add_argument("--max-steps", type=int, help="override the config's step budget")
     parser.add_argument(
+        "--lr",
+        type=float,
+        help="peak learning rate of a new run (e.g. lower with --init-from); ignored on resume",
+    )
+    parser.add_argument(
         "--cooldown-steps",
         type=int,
         help="with --resume: decay the rate linearly to zero over this many steps, then stop",
@@ -503,6 +508,8 @@ def _run(args: argparse.Namespace) -> None:
         config.max_minutes = args.max_minutes
     if args.max_steps is not None:
         config.max_steps = args.max_steps
+    if args.lr is not None and not args.resume:
+        config.lr = args.lr
     _LOGGER.info("command: %s", " ".join(args.command))
     trainer = Trainer(args, config)
     if args.resume:
