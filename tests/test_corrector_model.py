@@ -132,3 +132,14 @@ def test_load_through_the_model_store(monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.setenv("THERAPY_APP_MODELS_DIR", str(tmp_path))
     corrector = Corrector.load(provider="cpu")
     assert corrector.correct("je vais bien").best
+
+
+def test_unchanged_input_is_written_the_way_the_model_writes_sentences(corrector: Corrector):
+    question = corrector.unchanged("est-ce que tu viens demain")
+    assert question.text == "Est-ce que tu viens demain ?"
+    assert question.score > corrector.score(
+        "est-ce que tu viens demain", "Est-ce que tu viens demain."
+    )
+    assert normalize_text(corrector.unchanged("hier je suis allé au marché").text) == (
+        "hier je suis allé au marché"
+    )

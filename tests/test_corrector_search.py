@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from therapy_app.correction.search import SearchOptions, beam_search, greedy
+from therapy_app.correction.search import (
+    SearchOptions,
+    beam_search,
+    constrained_greedy,
+    greedy,
+)
 
 BOS, EOS, VOCAB = 2, 3, 10
 OPTIONS = SearchOptions(bos_id=BOS, eos_id=EOS, max_len=12)
@@ -80,3 +85,36 @@ def test_length_cap_marks_runaway_output_unfinished():
 def test_beam_size_one_is_greedy():
     model = ScriptedModel({BOS: {5: 0.6, 6: 0.4}, 5: {EOS: 1.0}})
     assert beam_search(model, SRC, OPTIONS, beam_size=1)[0].tokens == [5]
+
+
+def test_constrained_greedy_takes_the_best_allowed_token_at_each_step():
+    # The model prefers 7 after 5, but only outputs made of 5, 6 and 9 are allowed.
+    table = {
+        BOS: {5: 0.6, 6: 0.4},
+        5: {7: 0.7, 9: 0.2, EOS: 0.1},
+        9: {6: 0.5, EOS: 0.5},
+        6: {EOS: 1.0},
+    }
+    allowed = {5, 6, 9}
+    hyp = constrained_greedy(
+        ScriptedModel(table),
+        SRC,
+        OPTIONS,
+        accept=lambda toks: set(toks) <= allowed,
+        may_end=lambda toks: toks[-1:] == [6],
+    )
+    assert hyp is not None and hyp.finished
+    assert hyp.tokens == [5, 9, 6]  # EOS after 9 is likelier but not allowed there
+    assert hyp.score == pytest.approx(np.log([0.6, 0.2, 0.5, 1.0]).sum() / 4)
+
+
+def test_constrained_greedy_gives_up_when_nothing_is_allowed():
+    table = {BOS: {5: 1.0}, 5: {7: 1.0}}
+    hyp = constrained_greedy(
+        ScriptedModel(table),
+        SRC,
+        SearchOptions(BOS, EOS, max_len=5),
+        accept=lambda toks: False,
+        may_end=lambda toks: False,
+    )
+    assert hyp is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from therapy_app.correction.search import (
     Hypothesis,
     SearchOptions,
     beam_search,
+    constrained_greedy,
     greedy,
     score_target,
 )
@@ -307,12 +309,40 @@ class Corrector:
         margin = self.config.keep_margin
         if margin is None or not alternatives or normalize_text(alternatives[0].text) == source:
             return alternatives
-        identity = _as_sentence(source)
-        score = score_target(self._graphs, src_ids, self._tokenizer.encode(identity), options)
-        if score < self._ranking_score(source, alternatives[0]) - margin:
+        identity = self._unchanged(source, src_ids, options)
+        if identity.score < self._ranking_score(source, alternatives[0]) - margin:
             return alternatives
         others = [a for a in alternatives if normalize_text(a.text) != source]
-        return [Alternative(identity, score), *others][:MAX_ALTERNATIVES]
+        return [identity, *others][:MAX_ALTERNATIVES]
+
+    def unchanged(self, text: str) -> Alternative:
+        """The input's own words as the model would write them, with their score.
+
+        Decoding is constrained to the input's words (case and punctuation
+        free), so "est-ce que tu viens" is scored as "Est-ce que tu viens ?"
+        rather than as an unpunctuated string the model never saw as a target.
+        """
+        source = normalize_text(text)
+        ids = self._tokenizer.encode(source) + [self.config.eos_id]
+        c = self.config
+        options = SearchOptions(c.bos_id, c.eos_id, min(c.max_tgt_tokens, 2 * len(ids) + 10))
+        return self._unchanged(source, np.array([ids], dtype=np.int64), options)
+
+    def _unchanged(self, source: str, src_ids: np.ndarray, options: SearchOptions) -> Alternative:
+        def accept(tokens: list[int]) -> bool:
+            return source.startswith(_words_only(self._tokenizer.decode(tokens)))
+
+        def may_end(tokens: list[int]) -> bool:
+            return _words_only(self._tokenizer.decode(tokens)) == source
+
+        hyp = constrained_greedy(self._graphs, src_ids, options, accept, may_end)
+        if hyp is not None:
+            return Alternative(" ".join(self._tokenizer.decode(hyp.tokens).split()), hyp.score)
+        # The constraint found no path (a piece the tokenizer cannot end on): plain form.
+        plain = _as_sentence(source)
+        return Alternative(
+            plain, score_target(self._graphs, src_ids, self._tokenizer.encode(plain), options)
+        )
 
     def _ranking_score(self, source: str, candidate: Alternative) -> float:
         penalty = self.config.drop_penalty
@@ -336,6 +366,19 @@ class Corrector:
             out.append(Alternative(text, hyp.score))
         out.sort(key=lambda a: self._ranking_score(source, a), reverse=True)
         return out[:MAX_ALTERNATIVES]
+
+
+# What the unchanged input may gain: sentence punctuation, nothing inside words.
+_SENTENCE_PUNCT_RE = re.compile(r"\s*[,.?!;:]+(?=\s|$)")
+
+
+def _words_only(text: str) -> str:
+    """Lowercase words with sentence punctuation removed ("Hier, il vient ?" -> "hier il vient").
+
+    Unlike :func:`normalize_text` it keeps stray hyphens and dots inside words,
+    so that constrained decoding cannot turn "temps" into "temps-".
+    """
+    return " ".join(_SENTENCE_PUNCT_RE.sub(" ", text.lower()).split())
 
 
 def _as_sentence(words: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -195,3 +196,51 @@ def score_target(
         total += float(log_probs[0, tok])
         previous = tok
     return total / (len(target) + 1)
+
+
+def constrained_greedy(
+    model: StepModel,
+    src_ids: np.ndarray,
+    options: SearchOptions,
+    accept: Callable[[list[int]], bool],
+    may_end: Callable[[list[int]], bool],
+) -> Hypothesis | None:
+    """Greedy decoding restricted to outputs that ``accept`` every prefix of.
+
+    At each step the most likely token that keeps the output acceptable is
+    taken; EOS only when ``may_end`` holds. Used to let the model write the
+    patient's own words its way (capitals, commas, "?"), so that leaving the
+    input unchanged is scored fairly against a correction.
+
+    Returns:
+        The hypothesis, or None when no token can continue the output.
+    """
+    cross_k, cross_v = model.encode(src_ids)
+    src_mask = np.ones(src_ids.shape, dtype=bool)
+    self_k = self_v = model.empty_cache(1)
+    token = np.array([[options.bos_id]], dtype=np.int64)
+    out: list[int] = []
+    total = 0.0
+    for _ in range(options.max_len):
+        log_probs, self_k, self_v = model.step(token, self_k, self_v, cross_k, cross_v, src_mask)
+        _mask_banned(log_probs, [out], options.no_repeat_ngram)
+        chosen = None
+        for nxt in np.argsort(-log_probs[0], kind="stable"):
+            nxt = int(nxt)
+            if not np.isfinite(log_probs[0, nxt]):
+                break
+            if nxt == options.eos_id:
+                if may_end(out):
+                    chosen = nxt
+                    break
+            elif accept([*out, nxt]):
+                chosen = nxt
+                break
+        if chosen is None:
+            return None
+        total += float(log_probs[0, chosen])
+        if chosen == options.eos_id:
+            return Hypothesis(out, total / (len(out) + 1), True)
+        out.append(chosen)
+        token = np.array([[chosen]], dtype=np.int64)
+    return None
