@@ -8,7 +8,8 @@ import random
 from pyrealb import NO, NP, PP, VP, A, D, N, P, Pro, Q, S, V
 
 from models.corrector.corpus import vocabulary as voc
-from models.corrector.corpus.generator import Sentence, _adjuncts, _Choice
+from models.corrector.corpus.frames import CORE_FRAMES
+from models.corrector.corpus.generator import Sentence, _adjuncts, _Choice, verb_phrase
 from models.corrector.corpus.phrases import (
     Noun,
     Subject,
@@ -16,10 +17,12 @@ from models.corrector.corpus.phrases import (
     category,
     noun_phrase,
     person_subject,
+    register_names,
     subject,
     verb,
 )
 from models.corrector.corpus.realise import realise
+from models.corrector.corpus.tokens import Tag, Token
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -119,6 +122,35 @@ _ACC_VERBS = (
 )
 _HAVE_ADJ = ("beau", "nouveau", "petit", "grand", "joli", "vieux", "gros", "bon")
 _HOURS = tuple(range(1, 12))  # 12 is "midi"
+_MONTHS = (
+    "janvier février mars avril mai juin juillet août septembre octobre novembre décembre"
+).split()
+# (verb, tense) life events dated by a month or a year.
+_EVENTS = (
+    ("naître", "pc"),
+    ("naître", "pc"),
+    ("marier", "pc"),
+    ("partir", "pc"),
+    ("partir", "f"),
+    ("arriver", "pc"),
+    ("déménager", "pc"),
+    ("mourir", "pc"),
+    ("commencer", "pc"),
+    ("rentrer", "f"),
+    ("venir", "f"),
+)
+_DURATION_UNITS = (("an", 3), ("mois", 2), ("semaine", 2), ("jour", 2))
+_SINCE = (
+    ("être", "malade"),
+    ("être", "marié"),
+    ("être", "fatigué"),
+    ("être", "à la retraite"),
+    ("habiter", "ici"),
+    ("travailler", ""),
+    ("attendre", ""),
+    ("avoir", "mal au dos"),
+)
+_NOT_ACTIONS = frozenset({"vouloir", "aimer", "préférer", "détester", "oublier", "perdre"})
 _OBJECT_PERSONS = ((1, "s"), (1, "s"), (2, "s"), (3, "s"), (3, "s"), (1, "p"), (2, "p"), (3, "p"))
 
 
@@ -146,6 +178,17 @@ class EverydayGenerator:
             (self._dative, 3),
             (self._accusative, 3),
             (self._have, 2),
+            (self._date, 3),
+            (self._since, 2),
+            (self._must, 3),
+            (self._told_to, 1),
+            (self._named, 1),
+        )
+        # Actions one is told to do ("Il faut appeler le médecin"): no liking or wanting.
+        self._obj_frames = tuple(
+            f
+            for f in CORE_FRAMES
+            if f.kind in ("obj", "loc", "pp", "obj_pp") and f.verb not in _NOT_ACTIONS
         )
 
     def sample(self, rng: random.Random) -> Sentence | None:
@@ -360,3 +403,89 @@ class EverydayGenerator:
         tense = rng.choice(("p", "p", "p", "pc", "i"))
         clause = S(subj.spec(), VP(V("avoir"), obj)).t(tense)
         return self._finish(rng, clause, "have", tense, subj, neg_p=0.05, adj_p=0.3)
+
+    def _date(self, rng):
+        subj = subject(rng) if rng.random() < 0.6 else person_subject(rng, "s", "3s_np")
+        lemma, tense = rng.choice(_EVENTS)
+        month = _tok(rng.choice(_MONTHS), Tag.NOUN)
+        roll = rng.random()
+        if roll < 0.45:
+            when = [_tok("en", Tag.PREP), month]
+        elif roll < 0.6:
+            when = [_tok("au", Tag.PREP_DET), _tok("mois", Tag.NOUN), _tok("de", Tag.PREP), month]
+        elif roll < 0.75:
+            when = [_tok("le", Tag.DET), _number(rng.choice(range(2, 32))), month]
+        else:
+            when = [_tok("en", Tag.PREP), _number(rng.choice(range(1925, 2026)))]
+        clause = S(subj.spec(), VP(verb(lemma, transitive=False))).t(tense)
+        if lemma == "marier":
+            clause.typ({"refl": True})
+        return self._sentence(realise(clause, end=when), "date", tense, subj)
+
+    def _since(self, rng):
+        subj = subject(rng)
+        lemma, rest = rng.choice(_SINCE)
+        if lemma == "être" and rest != "à la retraite":
+            vp = VP(V("être"), A(rest))
+            middle = []
+        else:
+            vp = VP(V(lemma))
+            middle = [_tok(w, Tag.X) for w in rest.split()]
+        if rng.random() < 0.7:
+            unit, top = rng.choice(_DURATION_UNITS)
+            count = rng.choice(range(2, 60 if top == 3 else 12))
+            since = [_number(count), _tok(unit if unit == "mois" else unit + "s", Tag.NOUN)]
+        else:
+            since = [_tok(rng.choice(("lundi", "hier", "janvier", "Noël", "mardi")), Tag.NOUN)]
+        clause = S(subj.spec(), vp).t("p")
+        realised = realise(clause, end=[*middle, _tok("depuis", Tag.PREP), *since])
+        return self._sentence(realised, "since", "p", subj)
+
+    def _must(self, rng):
+        frame = rng.choice(self._obj_frames)
+        me = Subject(1, "s", rng.choice("mf"), None, "1s")
+        inner = verb_phrase(rng, frame, me, _Choice(tense="fp")).t("b")
+        clause = S(Pro("je").pe(3), VP(V("falloir"), inner)).t(
+            rng.choice(("p", "p", "p", "i", "f"))
+        )
+        subj = Subject(3, "s", "m", None, "impersonal")
+        return self._finish(rng, clause, "must", "p", subj, neg_p=0.1, q_p=0.05, adj_p=0.3)
+
+    def _told_to(self, rng):
+        frame = rng.choice(self._obj_frames)
+        me = Subject(1, "s", rng.choice("mf"), None, "1s")
+        inner = verb_phrase(rng, frame, me, _Choice(tense="fp")).t("b")
+        teller = person_subject(rng, "s", "3s_np")
+        tense = rng.choice(("pc", "pc", "p"))
+        clause = S(teller.spec(), VP(V("dire"), PP(P("de"), inner))).t(tense)
+        return self._finish(rng, clause, "told_to", tense, teller, neg_p=0.0, q_p=0.0, adj_p=0.2)
+
+    def _named(self, rng):
+        name, g = rng.choice(register_names())
+        roll = rng.random()
+        if roll < 0.4:
+            np, noun, number = self._animal_np(rng, rng.choice(("def", "poss")))
+            subj = Subject(3, "s", noun.g, np, "3_animal")
+        elif roll < 0.7:
+            subj = person_subject(rng, "s", "3s_np")
+        else:
+            subj = Subject(1, "s", g, None, "1s")
+        clause = S(subj.spec(), VP(V("appeler"), NP(N(name)))).t(rng.choice(("p", "p", "i")))
+        clause.typ({"refl": True})
+        return self._finish(rng, clause, "named", "p", subj, neg_p=0.0, q_p=0.05, adj_p=0.0)
+
+    def _sentence(self, realised, kind: str, tense: str, subj: Subject) -> Sentence | None:
+        if realised is None:
+            return None
+        meta = {"frame": kind, "tense": tense, "subject": subj.kind, "type": "decl"}
+        return Sentence(realised.text, realised.tokens, self.source, meta)
+
+
+def _tok(form: str, tag: str) -> Token:
+    return Token(form, tag, form.lower())
+
+
+def _number(value: int) -> Token:
+    """A number in words as one NUM token, as pyrealb tags them ("mille neuf cent dix")."""
+    words = str(NO(value).nat(True).realize()).strip()
+    return Token(words, Tag.NUM, words)
