@@ -224,18 +224,7 @@ def constrained_greedy(
     for _ in range(options.max_len):
         log_probs, self_k, self_v = model.step(token, self_k, self_v, cross_k, cross_v, src_mask)
         _mask_banned(log_probs, [out], options.no_repeat_ngram)
-        chosen = None
-        for nxt in np.argsort(-log_probs[0], kind="stable"):
-            nxt = int(nxt)
-            if not np.isfinite(log_probs[0, nxt]):
-                break
-            if nxt == options.eos_id:
-                if may_end(out):
-                    chosen = nxt
-                    break
-            elif accept([*out, nxt]):
-                chosen = nxt
-                break
+        chosen = _first_allowed(log_probs[0], out, options.eos_id, accept, may_end)
         if chosen is None:
             return None
         total += float(log_probs[0, chosen])
@@ -243,4 +232,26 @@ def constrained_greedy(
             return Hypothesis(out, total / (len(out) + 1), True)
         out.append(chosen)
         token = np.array([[chosen]], dtype=np.int64)
+    return None
+
+
+def _first_allowed(
+    row: np.ndarray,
+    out: list[int],
+    eos_id: int,
+    accept: Callable[[list[int]], bool],
+    may_end: Callable[[list[int]], bool],
+    shortlist: int = 16,
+) -> int | None:
+    """The most likely allowed token; the full vocabulary is sorted only if the top few fail."""
+    shortlist = min(shortlist, row.shape[0] - 1)
+    top = np.argpartition(-row, shortlist)[:shortlist]
+    top = top[np.argsort(-row[top], kind="stable")]
+    for candidates in (top, np.argsort(-row, kind="stable")[shortlist:]):
+        for nxt in candidates:
+            nxt = int(nxt)
+            if not np.isfinite(row[nxt]):
+                return None
+            if (nxt == eos_id and may_end(out)) or (nxt != eos_id and accept([*out, nxt])):
+                return nxt
     return None
