@@ -38,10 +38,22 @@ def test_the_unchanged_floor_is_met_with_the_least_loss_on_degraded_input():
     assert len(curve) > 100
 
 
-def test_without_a_floor_degraded_accuracy_wins_and_ties_take_the_larger_margin():
+def test_without_a_floor_degraded_accuracy_wins_and_ties_keep_more_inputs():
     chosen, _, _ = choose_setting(_rows(), min_unchanged=0.0)
     assert chosen["exact_degraded"] == 1.0
-    assert chosen["margin"] == 0.5
+    assert chosen["margin"] == 0.5  # the largest margin that loses no degraded input
+    assert chosen["intact_unchanged"] == 0.6
+
+
+def test_differences_within_noise_are_ties_won_by_the_safer_setting():
+    rows = (
+        _rows()
+        + [{"best_ok": True, "identity_ok": False, "gap": 0.3, "missing": 1, "intact": False}] * 2
+    )
+    strict, _, _ = choose_setting(rows, min_unchanged=0.0, tolerance=0.0)
+    loose, _, _ = choose_setting(rows, min_unchanged=0.0, tolerance=0.2)
+    assert strict["exact_degraded"] == 1.0 and strict["margin"] == 0.25
+    assert loose["intact_unchanged"] > strict["intact_unchanged"]
 
 
 def test_an_unreachable_floor_falls_back_to_the_balanced_rate():
@@ -49,4 +61,4 @@ def test_an_unreachable_floor_falls_back_to_the_balanced_rate():
     rows = [dict(r, gap=5.0) if r["intact"] else r for r in _rows()]
     chosen, _, key = choose_setting(rows, min_unchanged=0.95)
     assert key == "balanced"
-    assert chosen["drop_penalty"] == 0.0
+    assert chosen["margin"] < 0.52  # keeping degraded inputs unchanged would cost accuracy
