@@ -15,7 +15,7 @@ _LOGGER = logging.getLogger(__name__)
 MARGINS = [round(0.05 * i, 2) for i in range(31)]
 MIN_UNCHANGED = 0.95
 TOLERANCE = 0.005  # about one pair in 200: below the noise of a 1,000-pair sample
-PENALTIES = [0.0, 0.1, 0.2, 0.3, 0.5, 1.0]
+PENALTIES = [0.0, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0]
 
 
 def calibrate_keep_margin(
