@@ -325,7 +325,8 @@ class Corrector:
         source = normalize_text(text)
         ids = self._tokenizer.encode(source) + [self.config.eos_id]
         c = self.config
-        options = SearchOptions(c.bos_id, c.eos_id, min(c.max_tgt_tokens, 2 * len(ids) + 10))
+        cap = min(c.max_tgt_tokens, int(c.length_ratio * len(ids)) + c.length_margin)
+        options = SearchOptions(c.bos_id, c.eos_id, cap)
         return self._unchanged(source, np.array([ids], dtype=np.int64), options)
 
     def _unchanged(self, source: str, src_ids: np.ndarray, options: SearchOptions) -> Alternative:
@@ -338,7 +339,7 @@ class Corrector:
         hyp = constrained_greedy(self._graphs, src_ids, options, accept, may_end)
         if hyp is not None:
             return Alternative(" ".join(self._tokenizer.decode(hyp.tokens).split()), hyp.score)
-        # The constraint found no path (a piece the tokenizer cannot end on): plain form.
+        # No allowed continuation (e.g. the length cap): score the plain form instead.
         plain = _as_sentence(source)
         return Alternative(
             plain, score_target(self._graphs, src_ids, self._tokenizer.encode(plain), options)
