@@ -95,20 +95,28 @@ def test_eval_set_format(path: Path) -> None:
     assert not bad_refs, f"{path.name}: refs not capitalised or unpunctuated: {bad_refs}"
 
 
-def test_blind_set_coverage() -> None:
-    items = _items(BLIND)
+def _split_checked(
+    items: list[dict], correct_prefix: str, min_agrammatic: int, min_correct: int
+) -> tuple[list[dict], list[dict]]:
+    """Correct and agrammatic items, after checking their numbers and the correct ids."""
     correct = [it for it in items if "correct" in it["phenomena"]]
     agrammatic = [it for it in items if "correct" not in it["phenomena"]]
     # Counts and ids only: pytest would print the items themselves on failure.
     n_agrammatic, n_correct = len(agrammatic), len(correct)
-    assert n_agrammatic >= 100
-    assert n_correct >= 25
+    assert n_agrammatic >= min_agrammatic
+    assert n_correct >= min_correct
     odd = [
         it["id"]
         for it in correct
-        if it["phenomena"] != ["correct"] or not it["id"].startswith("bc")
+        if it["phenomena"] != ["correct"] or not it["id"].startswith(correct_prefix)
     ]
     assert not odd, f"correct items with other phenomena or ids: {odd}"
+    return correct, agrammatic
+
+
+def test_blind_set_coverage() -> None:
+    items = _items(BLIND)
+    _split_checked(items, "bc", min_agrammatic=100, min_correct=25)
     counts = Counter(p for it in items for p in it["phenomena"])
     thin = {p: counts[p] for p in BLIND_PHENOMENA | set(counts) if counts[p] < 10}
     assert not thin, f"phenomena with fewer than 10 items: {thin}"
@@ -116,18 +124,7 @@ def test_blind_set_coverage() -> None:
 
 def test_heldout_set_coverage() -> None:
     items = _items(HELDOUT)
-    correct = [it for it in items if "correct" in it["phenomena"]]
-    agrammatic = [it for it in items if "correct" not in it["phenomena"]]
-    # Counts and ids only: pytest would print the items themselves on failure.
-    n_agrammatic, n_correct = len(agrammatic), len(correct)
-    assert n_agrammatic >= 80
-    assert n_correct >= 20
-    odd = [
-        it["id"]
-        for it in correct
-        if it["phenomena"] != ["correct"] or not it["id"].startswith("tc")
-    ]
-    assert not odd, f"correct items with other phenomena or ids: {odd}"
+    _, agrammatic = _split_checked(items, "tc", min_agrammatic=80, min_correct=20)
     odd = [
         it["id"] for it in agrammatic if not it["id"].startswith("t") or it["id"].startswith("tc")
     ]

@@ -96,6 +96,24 @@ def greedy(model: StepModel, src_ids: np.ndarray, options: SearchOptions) -> Hyp
         src_ids: (1, S) int64 source ids ending with EOS.
         options: limits and special ids.
     """
+    out, total, finished = _decode_one(
+        model, src_ids, options, lambda row, _out: int(np.argmax(row))
+    )
+    return Hypothesis(out, total / (len(out) + 1 if finished else max(len(out), 1)), finished)
+
+
+def _decode_one(
+    model: StepModel,
+    src_ids: np.ndarray,
+    options: SearchOptions,
+    pick: Callable[[np.ndarray, list[int]], int | None],
+) -> tuple[list[int], float, bool]:
+    """One hypothesis, token by token, ``pick`` choosing from each log-prob row.
+
+    Returns:
+        The tokens (no EOS), the summed log-probability of the picked tokens and
+        whether EOS was picked; the search stops early when ``pick`` gives None.
+    """
     cross_k, cross_v = model.encode(src_ids)
     src_mask = np.ones(src_ids.shape, dtype=bool)
     self_k = self_v = model.empty_cache(1)
@@ -105,13 +123,15 @@ def greedy(model: StepModel, src_ids: np.ndarray, options: SearchOptions) -> Hyp
     for _ in range(options.max_len):
         log_probs, self_k, self_v = model.step(token, self_k, self_v, cross_k, cross_v, src_mask)
         _mask_banned(log_probs, [out], options.no_repeat_ngram)
-        nxt = int(np.argmax(log_probs[0]))
+        nxt = pick(log_probs[0], out)
+        if nxt is None:
+            break
         total += float(log_probs[0, nxt])
         if nxt == options.eos_id:
-            return Hypothesis(out, total / (len(out) + 1), True)
+            return out, total, True
         out.append(nxt)
         token = np.array([[nxt]], dtype=np.int64)
-    return Hypothesis(out, total / max(len(out), 1), False)
+    return out, total, False
 
 
 def beam_search(
@@ -215,24 +235,13 @@ def constrained_greedy(
     Returns:
         The hypothesis, or None when no token can continue the output.
     """
-    cross_k, cross_v = model.encode(src_ids)
-    src_mask = np.ones(src_ids.shape, dtype=bool)
-    self_k = self_v = model.empty_cache(1)
-    token = np.array([[options.bos_id]], dtype=np.int64)
-    out: list[int] = []
-    total = 0.0
-    for _ in range(options.max_len):
-        log_probs, self_k, self_v = model.step(token, self_k, self_v, cross_k, cross_v, src_mask)
-        _mask_banned(log_probs, [out], options.no_repeat_ngram)
-        chosen = _first_allowed(log_probs[0], out, options.eos_id, accept, may_end)
-        if chosen is None:
-            return None
-        total += float(log_probs[0, chosen])
-        if chosen == options.eos_id:
-            return Hypothesis(out, total / (len(out) + 1), True)
-        out.append(chosen)
-        token = np.array([[chosen]], dtype=np.int64)
-    return None
+    out, total, finished = _decode_one(
+        model,
+        src_ids,
+        options,
+        lambda row, out: _first_allowed(row, out, options.eos_id, accept, may_end),
+    )
+    return Hypothesis(out, total / (len(out) + 1), True) if finished else None
 
 
 def _first_allowed(

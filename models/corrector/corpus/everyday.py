@@ -206,10 +206,7 @@ class EverydayGenerator:
         if rng.random() < adj_p and not question:
             front, end = _adjuncts(rng, _Choice(tense=tense), subj)
         realised = realise(clause, front=front, end=end, punct="?" if question else ".")
-        if realised is None:
-            return None
-        meta = {"frame": kind, "tense": tense, "subject": subj.kind, "type": "decl"}
-        return Sentence(realised.text, realised.tokens, self.source, meta)
+        return self._sentence(realised, kind, tense, subj)
 
     def _animal_np(self, rng, style: str | None = None) -> tuple[NP, Noun, str]:
         noun = rng.choice(self._animals)

@@ -12,6 +12,7 @@ import pyrealb
 from pyrealb.Constituent import Constituent, PyrealbException
 
 from models.corrector.corpus.tokens import H_ASPIRE, Tag, Token
+from models.corrector.corpus.vocabulary import EXTRA_LEXICON
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -49,8 +50,6 @@ def load_french() -> None:
     conjugation = pyrealb.getRules("fr")["conjugation"]
     for table, forms in _PARTICIPLE_FIXES.items():
         conjugation[table]["t"]["pp"] = list(forms)
-    from models.corrector.corpus.vocabulary import EXTRA_LEXICON
-
     lexicon = pyrealb.getLexicon("fr")
     for word, (gender, table) in EXTRA_LEXICON.items():
         if "N" not in lexicon.get(word, {}):  # keep other parts of speech ("portable" A)
