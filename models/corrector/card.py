@@ -50,14 +50,16 @@ _LIMITATIONS = """\
   utterances outside its frames (subordinates with "que", inversions "où
   as-tu mis", idioms "de ma part", "toutes les vingt minutes") are pulled
   towards the corpus templates.
-- Against the previous model (corpus v1) on the held-out set, agrammatic exact
-  match rose from 12 % to 22 % (greedy) and chrF from 72.1 to 76.6, but correct
+- Against the previous model (corpus v1) on the held-out set
+  (`benchmarks/results/correction_first_model.json`), agrammatic exact match
+  rose from 12 % to 22 % (greedy) and chrF from 72.1 to 76.6, but correct
   sentences kept unchanged fell from 72 % to 60 %.
-- Keeping correct input is a trade-off with fixing agrammatic input. On the
-  first and second sets together, raising the keep margin from 0.25 to 1.0
-  keeps 93 % instead of 87 % of correct sentences unchanged and costs about 5
-  points of agrammatic exact match; 95 % needs a margin near 2 and costs 13
-  points. The shipped margin is the one the synthetic validation split chooses.
+- Keeping correct input is a trade-off with fixing agrammatic input
+  (`benchmarks/keep_margin.py`, first and second sets together, greedy):
+  raising the keep margin from 0.25 to 1.0 keeps 93 % instead of 87 % of
+  correct sentences unchanged and costs about 5 points of agrammatic exact
+  match; even a margin of 1.5 keeps only 94.5 %, for 10 points. The shipped
+  margin is the one the synthetic validation split chooses.
 - Still weak: subject restoration when the subject is missing entirely,
   auxiliaries with bare participles, verb omission ("toi soif"), tense (the
   model often guesses the futur proche or the imperfect; the beam alternatives
