@@ -177,6 +177,7 @@ class Corrector:
         self._tokenizer = tokenizer
         self.config = config
         self.provider = provider
+        self._letters: list[str] | None = None  # see _piece_letters
 
     @classmethod
     def load(cls, provider: str | None = None, model_dir: Path | None = None) -> Corrector:
@@ -336,7 +337,15 @@ class Corrector:
         def may_end(tokens: list[int]) -> bool:
             return _words_only(self._tokenizer.decode(tokens)) == source
 
-        hyp = constrained_greedy(self._graphs, src_ids, options, accept, may_end)
+        target = _letters(source)
+        pieces = self._piece_letters()
+
+        def possible(tokens: list[int]) -> np.ndarray:
+            # A piece can only be allowed if its letters continue the input's.
+            ahead = target[len(_letters(self._tokenizer.decode(tokens))) :]
+            return np.array([ahead.startswith(p) for p in pieces])
+
+        hyp = constrained_greedy(self._graphs, src_ids, options, accept, may_end, possible)
         if hyp is not None:
             return Alternative(" ".join(self._tokenizer.decode(hyp.tokens).split()), hyp.score)
         # No allowed continuation (e.g. the length cap): score the plain form instead.
@@ -344,6 +353,18 @@ class Corrector:
         return Alternative(
             plain, score_target(self._graphs, src_ids, self._tokenizer.encode(plain), options)
         )
+
+    def _piece_letters(self) -> list[str]:
+        """Each vocabulary piece reduced to its letters ("" for byte and control pieces)."""
+        if self._letters is None:
+            sp = self._tokenizer
+            self._letters = [
+                ""
+                if sp.is_byte(i) or sp.is_control(i) or sp.is_unknown(i)
+                else _letters(sp.id_to_piece(i))
+                for i in range(sp.get_piece_size())
+            ]
+        return self._letters
 
     def _ranking_score(self, source: str, candidate: Alternative) -> float:
         penalty = self.config.drop_penalty
@@ -380,6 +401,14 @@ def _words_only(text: str) -> str:
     so that constrained decoding cannot turn "temps" into "temps-".
     """
     return " ".join(_SENTENCE_PUNCT_RE.sub(" ", text.lower()).split())
+
+
+_NOT_LETTERS_RE = re.compile(r"[\s▁,.?!;:]+")
+
+
+def _letters(text: str) -> str:
+    """Lowercase text without spaces and sentence punctuation: what the constraint compares."""
+    return _NOT_LETTERS_RE.sub("", text.lower())
 
 
 def _as_sentence(words: str) -> str:

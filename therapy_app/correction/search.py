@@ -224,6 +224,7 @@ def constrained_greedy(
     options: SearchOptions,
     accept: Callable[[list[int]], bool],
     may_end: Callable[[list[int]], bool],
+    possible: Callable[[list[int]], np.ndarray] | None = None,
 ) -> Hypothesis | None:
     """Greedy decoding restricted to outputs that ``accept`` every prefix of.
 
@@ -232,6 +233,12 @@ def constrained_greedy(
     patient's own words its way (capitals, commas, "?"), so that leaving the
     input unchanged is scored fairly against a correction.
 
+    Args:
+        possible: optional cheap pre-check, a boolean mask over the vocabulary
+            that is False only for tokens ``accept`` would refuse after ``out``;
+            it spares calling ``accept`` on thousands of tokens when the one
+            the constraint needs is ranked low.
+
     Returns:
         The hypothesis, or None when no token can continue the output.
     """
@@ -239,7 +246,7 @@ def constrained_greedy(
         model,
         src_ids,
         options,
-        lambda row, out: _first_allowed(row, out, options.eos_id, accept, may_end),
+        lambda row, out: _first_allowed(row, out, options.eos_id, accept, may_end, possible),
     )
     return Hypothesis(out, total / (len(out) + 1), True) if finished else None
 
@@ -250,17 +257,31 @@ def _first_allowed(
     eos_id: int,
     accept: Callable[[list[int]], bool],
     may_end: Callable[[list[int]], bool],
+    possible: Callable[[list[int]], np.ndarray] | None,
     shortlist: int = 16,
 ) -> int | None:
     """The most likely allowed token; the full vocabulary is sorted only if the top few fail."""
+
+    def allowed(nxt: int) -> bool:
+        return (nxt == eos_id and may_end(out)) or (nxt != eos_id and accept([*out, nxt]))
+
     shortlist = min(shortlist, row.shape[0] - 1)
     top = np.argpartition(-row, shortlist)[:shortlist]
     top = top[np.argsort(-row[top], kind="stable")]
-    for candidates in (top, np.argsort(-row, kind="stable")[shortlist:]):
-        for nxt in candidates:
-            nxt = int(nxt)
-            if not np.isfinite(row[nxt]):
-                return None
-            if (nxt == eos_id and may_end(out)) or (nxt != eos_id and accept([*out, nxt])):
-                return nxt
+    for nxt in top:
+        if not np.isfinite(row[nxt]):
+            return None
+        if allowed(int(nxt)):
+            return int(nxt)
+    rest = np.argsort(-row, kind="stable")
+    rest = rest[~np.isin(rest, top)]
+    if possible is not None:
+        mask = possible(out)
+        mask[eos_id] = True
+        rest = rest[mask[rest]]
+    for nxt in rest:
+        if not np.isfinite(row[nxt]):
+            return None
+        if allowed(int(nxt)):
+            return int(nxt)
     return None
