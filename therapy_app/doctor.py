@@ -67,10 +67,9 @@ def _model_checks(verify_hashes: bool) -> list[Check]:
 
 
 def _provider_checks(provider: str | None) -> list[Check]:
-    import onnxruntime as ort
-
     from therapy_app import inference
 
+    ort = inference.onnxruntime_module()
     checks = [
         Check(
             "onnxruntime", True, f"{ort.__version__}; built with {ort.get_available_providers()}"

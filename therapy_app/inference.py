@@ -8,6 +8,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from therapy_app.errors import ModelInvalidError, ModelMissingError
@@ -16,6 +17,19 @@ if TYPE_CHECKING:
     import onnxruntime
 
 _LOGGER = logging.getLogger(__name__)
+
+TELEMETRY_ENV = "ORT_DISABLE_TELEMETRY"
+"""Read by onnxruntime once, when it initialises: "1" turns its telemetry client off."""
+
+# onnxruntime-gpu's official builds ship Microsoft's 1DS telemetry client: about
+# 9 s after the first session it resolves mobile.events.data.microsoft.com and
+# keeps retrying, and it stores a device id and queued events under
+# ~/.cache/Microsoft (issue 11, item 1). Only this variable, set before
+# onnxruntime is imported, stops it; disable_telemetry_events() after a session
+# exists does not. Health data never leaves the PC, so it is forced, not defaulted.
+# Every import of onnxruntime in therapy_app goes through this module
+# (tests/test_privacy.py checks it).
+os.environ[TELEMETRY_ENV] = "1"
 
 ENV_PROVIDER = "THERAPY_APP_PROVIDER"  # "auto" (default), "cpu" or "cuda"
 ENV_THREADS = "THERAPY_APP_THREADS"  # intra-op threads per session
@@ -49,6 +63,18 @@ class SessionInfo:
 _SESSIONS: list[SessionInfo] = []
 
 
+def onnxruntime_module() -> ModuleType:
+    """Import onnxruntime with its telemetry off; use this instead of ``import onnxruntime``.
+
+    Returns:
+        The ``onnxruntime`` module.
+    """
+    os.environ[TELEMETRY_ENV] = "1"  # again, in case something cleared it since
+    import onnxruntime
+
+    return onnxruntime
+
+
 def cuda_driver_present() -> bool:
     """True when the NVIDIA driver library loads.
 
@@ -75,7 +101,7 @@ def requested_providers(preference: str | None = None) -> list[str]:
         choice = "auto"
     if choice == "cpu":
         return [CPU]
-    import onnxruntime as ort
+    ort = onnxruntime_module()
 
     if CUDA not in ort.get_available_providers():
         if choice == "cuda":
@@ -119,7 +145,7 @@ def create_session(
         ModelMissingError: the file does not exist.
         ModelInvalidError: ONNX Runtime cannot load it.
     """
-    import onnxruntime as ort
+    ort = onnxruntime_module()
 
     if not path.is_file():
         raise ModelMissingError(
