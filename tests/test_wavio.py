@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import struct
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from therapy_app.audio import resample as resample_module
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.resample import StreamResampler, resample
 from therapy_app.audio.wavio import (
+    MAX_CHANNELS,
     MAX_DURATION_S,
+    MAX_SAMPLE_RATE,
+    MIN_SAMPLE_RATE,
     read_wav,
     read_wav_bytes,
     wav_bytes,
@@ -295,3 +300,111 @@ def test_max_duration_is_configurable(tmp_path):
     with pytest.raises(AudioInputError):
         read_wav(path, max_duration_s=1.0)
     assert MAX_DURATION_S == 600.0
+
+
+# ----- header bombs (issue 11, item 2) --------------------------------------------------
+
+
+def with_rate(data: bytes, rate: int) -> bytes:
+    """The same WAV file with another sample rate (and byte rate) written in its header."""
+    byte_rate = (rate * struct.unpack("<H", data[32:34])[0]) & 0xFFFFFFFF
+    return data[:24] + struct.pack("<II", rate, byte_rate) + data[32:]
+
+
+def traced_peak_mb(call) -> float:  # noqa: ANN001 - a callable
+    """Peak Python/numpy allocation (MB) while ``call()`` runs; its exception propagates."""
+    tracemalloc.start()
+    try:
+        call()
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak / 1e6
+
+
+@pytest.mark.parametrize("rate", [384_001, 10_000_019, 4_294_967_295, 192_001, 3_999, 1])
+def test_implausible_sample_rates_are_refused_before_any_allocation(tmp_path, rate):
+    # 2 KB files: at 384,001 Hz the resampler used to build a 635 MB filter table,
+    # at 10,000,019 Hz 13 GB then a traceback.
+    path = write(tmp_path, with_rate(make_wav(sine(300, 16000, 0.06), 16000), rate))
+    assert path.stat().st_size < 2100
+
+    def read() -> None:
+        with pytest.raises(AudioInputError) as err:
+            read_wav(path)
+        assert_french(err.value, "fréquence", f"{rate} Hz")
+
+    assert traced_peak_mb(read) < 5
+
+
+@pytest.mark.parametrize("rate", [MIN_SAMPLE_RATE, 11025, 96000, 176400, MAX_SAMPLE_RATE])
+def test_plausible_rates_up_to_192k_still_read(tmp_path, rate):
+    x = sine(1000, rate, 0.5, amp=0.5)
+    clip = read_wav(write(tmp_path, make_wav(x, rate)))
+    assert clip.duration == pytest.approx(0.5, abs=1e-3)
+    assert dominant_frequency(clip.samples, 16000) == pytest.approx(1000, abs=3)
+
+
+@pytest.mark.parametrize("channels", [MAX_CHANNELS + 1, 65535])
+def test_too_many_channels_are_refused(tmp_path, channels):
+    data = bytearray(make_wav(sine(300, 16000, 0.01), 16000))
+    data[22:24] = struct.pack("<H", channels)
+    data[32:34] = struct.pack("<H", 0)  # "unknown" block align, accepted
+    with pytest.raises(AudioInputError) as err:
+        read_wav(write(tmp_path, bytes(data)))
+    assert_french(err.value, "trop de canaux")
+
+
+def test_tiny_file_declaring_1_8_gb_reads_only_what_it_holds(tmp_path):
+    x = sine(440, 16000, 0.1)
+    data = make_wav(x, 16000, declared_frames=900_000_000)  # 1.8 GB of 16-bit frames
+    path = write(tmp_path, data)
+    clips = []
+    peak = traced_peak_mb(lambda: clips.append(read_wav(path)))
+    assert peak < 5
+    assert clips[0].duration == pytest.approx(0.1, abs=1e-3)
+
+
+def test_large_legal_file_is_decoded_in_bounded_memory(tmp_path):
+    # 30 s of 8-channel 192 kHz 16-bit audio (92 MB, sparse): within the
+    # duration limit, so it is read; it used to be held whole three times over.
+    rate, channels, seconds = 192_000, 8, 30
+    data_bytes = rate * channels * 2 * seconds
+    header = make_wav(np.zeros((1, channels), np.float32), rate)[: -2 * channels]
+    header = header[:40] + struct.pack("<I", data_bytes)
+    path = tmp_path / "big.wav"
+    with path.open("wb") as handle:
+        handle.write(header)
+        handle.truncate(len(header) + data_bytes)
+    clips = []
+    peak = traced_peak_mb(lambda: clips.append(read_wav(path)))
+    assert clips[0].duration == pytest.approx(seconds, abs=1e-3)
+    output_mb = clips[0].samples.nbytes / 1e6  # 1.9 MB
+    assert peak < output_mb * 2 + 40, f"{peak:.0f} MB for a {data_bytes / 1e6:.0f} MB file"
+
+
+@pytest.mark.parametrize(("src", "dst"), [(191_999, 16_000), (16_000, 191_999)])
+def test_resampler_memory_is_bounded_for_coprime_rates(src, dst):
+    # One phase per output position: 16,000 or 191,999 phases, too many for a table.
+    x = np.random.default_rng(2).standard_normal(src // 4).astype(np.float32)
+    out = []
+    peak = traced_peak_mb(lambda: out.append(resample(x, src, dst)))
+    assert len(out[0]) == -(-len(x) * dst // src)
+    assert peak < 80
+
+
+def test_weights_computed_per_step_equal_the_cached_table(monkeypatch):
+    x = np.random.default_rng(3).standard_normal(22050).astype(np.float32)
+    with_table = resample(x, 22050, 16000)
+    monkeypatch.setattr(resample_module, "_MAX_TABLE_ENTRIES", 0)
+    resample_module._filter_table.cache_clear()
+    try:
+        assert np.array_equal(resample(x, 22050, 16000), with_table)
+    finally:
+        resample_module._filter_table.cache_clear()
+
+
+@pytest.mark.parametrize("rate", [0, -16000, 4_294_967_295])
+def test_resampler_refuses_impossible_rates(rate):
+    with pytest.raises(ValueError, match="sample rates"):
+        StreamResampler(rate, 16000)

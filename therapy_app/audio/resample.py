@@ -16,28 +16,47 @@ _LOGGER = logging.getLogger(__name__)
 _ZERO_CROSSINGS = 16
 _KAISER_BETA = 8.6
 _ROLLOFF = 0.94
-# Outputs computed per vectorised step: bounds the temporary (outputs x taps) array.
-_CHUNK = 16_384
+# Entries of one (outputs x taps) temporary per vectorised step: about 4 MB of float32.
+_STEP_ENTRIES = 1 << 20
+# Largest polyphase table kept in memory (phases x taps). A table has one row
+# per output phase, i.e. ``to_rate / gcd`` rows: 1 for 48 -> 16 kHz, but 16,000
+# for 384,001 -> 16 kHz (635 MB while it was built, issue 11 item 2). Above
+# this size the weights of each step are computed for its outputs only.
+_MAX_TABLE_ENTRIES = 1 << 20
+MAX_RATE = 768_000
+"""Highest rate accepted at all (Hz); ``wavio`` refuses files above 192 kHz earlier."""
 
 
-@lru_cache(maxsize=16)
-def _filter_table(up: int, down: int) -> tuple[np.ndarray, int]:
-    """Polyphase table ``[phase, tap]`` and the half-length in input samples.
+def _design(up: int, down: int) -> tuple[float, int]:
+    """Cut-off (in cycles per input sample, x2) and half-length in input samples."""
+    cutoff = min(1.0, up / down) * _ROLLOFF
+    return cutoff, int(np.ceil(_ZERO_CROSSINGS / cutoff))
 
-    Output ``m`` sits at input time ``m * down / up``; its fractional part is one
-    of ``up`` phases, so every weight is precomputed once per rate pair.
+
+def _weights(phases: np.ndarray, up: int, cutoff: float, half: int) -> np.ndarray:
+    """Filter rows ``[len(phases), 2 * half]`` for the given output phases (float64).
+
+    Output ``m`` sits at input time ``m * down / up``; its fractional part is
+    ``phase / up``; tap ``i`` weighs input sample ``i0 + i - half + 1``.
     """
-    cutoff = min(1.0, up / down) * _ROLLOFF  # in cycles per input sample, x2
-    half = int(np.ceil(_ZERO_CROSSINGS / cutoff))
-    offsets = np.arange(-half + 1, half + 1, dtype=np.float64)  # tap i -> x[i0 + offset]
-    frac = np.arange(up, dtype=np.float64)[:, None] / up
+    offsets = np.arange(-half + 1, half + 1, dtype=np.float64)
+    frac = phases.astype(np.float64)[:, None] / up
     tau = offsets[None, :] - frac  # input sample time minus output time
     window = np.kaiser(2 * half + 1, _KAISER_BETA)
     # Evaluate the (continuous) Kaiser window at tau by interpolating its samples.
     w = np.interp(tau, np.arange(-half, half + 1, dtype=np.float64), window, left=0.0, right=0.0)
-    table = cutoff * np.sinc(cutoff * tau) * w
-    table /= table.sum(axis=1, keepdims=True)  # exact unity gain at DC for every phase
-    return table.astype(np.float32), half
+    rows = cutoff * np.sinc(cutoff * tau) * w
+    rows /= rows.sum(axis=1, keepdims=True)  # exact unity gain at DC for every phase
+    return rows
+
+
+@lru_cache(maxsize=16)
+def _filter_table(up: int, down: int) -> tuple[np.ndarray | None, int]:
+    """Polyphase table ``[phase, tap]`` (None when too large to keep) and the half-length."""
+    cutoff, half = _design(up, down)
+    if up * 2 * half > _MAX_TABLE_ENTRIES:
+        return None, half
+    return _weights(np.arange(up), up, cutoff, half).astype(np.float32), half
 
 
 class StreamResampler:
@@ -52,14 +71,16 @@ class StreamResampler:
     """
 
     def __init__(self, from_rate: int, to_rate: int) -> None:
-        if from_rate <= 0 or to_rate <= 0:
-            raise ValueError("sample rates must be positive")
+        if not (0 < from_rate <= MAX_RATE and 0 < to_rate <= MAX_RATE):
+            raise ValueError(f"sample rates must be in 1..{MAX_RATE} Hz: {from_rate}, {to_rate}")
         g = gcd(int(from_rate), int(to_rate))
         self.from_rate = int(from_rate)
         self.to_rate = int(to_rate)
         self._up = self.to_rate // g
         self._down = self.from_rate // g
         self._table, self._half = _filter_table(self._up, self._down)
+        self._cutoff = _design(self._up, self._down)[0]
+        self._step = max(256, _STEP_ENTRIES // (2 * self._half))
         # Samples before the stream start are zeros: the history starts "full".
         self._buf = np.zeros(self._half, np.float32)
         self._buf_start = -self._half  # absolute input index of _buf[0]
@@ -79,12 +100,16 @@ class StreamResampler:
         taps = np.arange(-half + 1, half + 1, dtype=np.int64)
         m = self._next_out
         while m < m_end:
-            ms = np.arange(m, min(m_end, m + _CHUNK), dtype=np.int64)
+            ms = np.arange(m, min(m_end, m + self._step), dtype=np.int64)
             pos = ms * down
             i0 = pos // up
             phase = pos % up
             idx = i0[:, None] + taps[None, :] - self._buf_start
-            outputs.append(np.einsum("ij,ij->i", self._buf[idx], self._table[phase]))
+            if self._table is not None:
+                weights = self._table[phase]
+            else:
+                weights = _weights(phase, up, self._cutoff, half).astype(np.float32)
+            outputs.append(np.einsum("ij,ij->i", self._buf[idx], weights))
             m = int(ms[-1]) + 1
         self._next_out = m
         # Keep only the history the next output still needs.

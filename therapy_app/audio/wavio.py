@@ -14,12 +14,20 @@ from typing import BinaryIO
 import numpy as np
 
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
-from therapy_app.audio.resample import resample
+from therapy_app.audio.resample import StreamResampler, resample
 from therapy_app.errors import AudioInputError
 
 _LOGGER = logging.getLogger(__name__)
 
 MAX_DURATION_S = 600.0  # longer recordings are refused: exercises last seconds, not hours
+# Plausible recording rates. A header is 44 bytes that anyone can write: 384,001 Hz
+# or 4,294,967,295 Hz used to size the resampler's filter table (issue 11, item 2).
+MIN_SAMPLE_RATE = 4_000
+MAX_SAMPLE_RATE = 192_000
+MAX_CHANNELS = 8
+# Frames decoded, downmixed and resampled per step: memory stays bounded
+# whatever the file's size, rate or channel count.
+_BLOCK_FRAMES = 1 << 16
 
 _PCM = 0x0001
 _FLOAT = 0x0003
@@ -150,6 +158,19 @@ def _make_info(
     valid_bits = (8, 16, 24, 32) if tag == _PCM else (32, 64)
     if channels < 1 or rate < 1 or bits not in valid_bits:
         raise _corrupt(f"{name}: bad fmt (channels={channels}, rate={rate}, bits={bits})")
+    if not MIN_SAMPLE_RATE <= rate <= MAX_SAMPLE_RATE:
+        raise AudioInputError(
+            f"La fréquence d'échantillonnage de ce fichier ({rate} Hz) n'est pas prise en charge "
+            f"(de {MIN_SAMPLE_RATE} à {MAX_SAMPLE_RATE} Hz).",
+            _CONVERT_HINT,
+            f"{name}: sample rate {rate} Hz outside {MIN_SAMPLE_RATE}..{MAX_SAMPLE_RATE}",
+        )
+    if channels > MAX_CHANNELS:
+        raise AudioInputError(
+            f"Ce fichier audio a trop de canaux ({channels} ; maximum {MAX_CHANNELS}).",
+            _CONVERT_HINT,
+            f"{name}: {channels} channels (maximum {MAX_CHANNELS})",
+        )
     frame_bytes = channels * bits // 8
     if block_align and block_align != frame_bytes:
         raise _corrupt(f"{name}: block align {block_align} != {frame_bytes}")
@@ -219,9 +240,6 @@ def _read(handle: BinaryIO, size: int, name: str, max_duration_s: float) -> Audi
         raise _too_long(info.duration, max_duration_s, name)
     if info.frames == 0:
         raise _no_sound(name)
-    handle.seek(info.data_offset)
-    raw = handle.read(info.frames * info.channels * info.bits // 8)
-    frames = _decode(raw, info)
     _LOGGER.debug(
         "%s: %d Hz, %d ch, %s%d, %.2f s",
         name,
@@ -231,7 +249,35 @@ def _read(handle: BinaryIO, size: int, name: str, max_duration_s: float) -> Audi
         info.bits,
         info.duration,
     )
-    return to_clip(frames, info.sample_rate, name)
+    return AudioClip(_decode_stream(handle, info, name), SAMPLE_RATE)
+
+
+def _decode_stream(handle: BinaryIO, info: WavInfo, name: str) -> np.ndarray:
+    """The data chunk as 16 kHz mono float32, block by block.
+
+    Only one block of the file and the 16 kHz result are in memory at once: a
+    legal 1.8 GB file used to be read whole and decoded (5.4 GB) before use.
+    """
+    frame_bytes = info.channels * info.bits // 8
+    converter = (
+        StreamResampler(info.sample_rate, SAMPLE_RATE) if info.sample_rate != SAMPLE_RATE else None
+    )
+    handle.seek(info.data_offset)
+    parts: list[np.ndarray] = []
+    remaining = info.frames
+    while remaining > 0:
+        count = min(remaining, _BLOCK_FRAMES)
+        raw = handle.read(count * frame_bytes)
+        if len(raw) != count * frame_bytes:
+            raise _corrupt(f"{name}: file shorter than its header says (changed while read?)")
+        frames = _decode(raw, info)
+        validate_samples(frames, name)
+        mono = frames.mean(axis=1, dtype=np.float32)
+        parts.append(converter.process(mono) if converter is not None else mono)
+        remaining -= count
+    if converter is not None:
+        parts.append(converter.flush())
+    return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
 
 
 def read_wav(path: str | os.PathLike[str], max_duration_s: float = MAX_DURATION_S) -> AudioClip:
