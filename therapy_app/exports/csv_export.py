@@ -11,6 +11,11 @@ Format (chosen for a French spreadsheet opened by double-click):
   times in local time as ``AAAA-MM-JJ HH:MM:SS``; exercise kinds by their
   French names (:mod:`therapy_app.exports.labels`).
 * Lines end with CRLF (RFC 4180), fields quoted only when needed.
+* Text that a spreadsheet would run as a formula (starting with ``=``, ``+``,
+  ``-``, ``@``, a tab or a carriage return) gets a leading ``'``, as OWASP
+  recommends against CSV injection: patient names are typed on an
+  unauthenticated screen and transcripts come from the microphone. Numbers are
+  never escaped, so ``-0,5`` stays a number.
 """
 
 from __future__ import annotations
@@ -66,6 +71,10 @@ CSV_HEADERS: dict[str, str] = {
 """Column key -> French header, in export order."""
 assert tuple(CSV_HEADERS) == EXPORT_COLUMNS, "keep CSV_HEADERS in step with EXPORT_COLUMNS"
 
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make Excel or LibreOffice evaluate a cell (OWASP CSV injection)."""
+_FULL_WIDTH_PREFIXES = ("＝", "＋", "－", "＠")
+
 _TIME_COLUMNS = frozenset({"session_started_at", "created_at"})
 _KIND_COLUMNS = frozenset({"exercise_kind", "kind"})
 
@@ -84,7 +93,23 @@ def format_cell(column: str, value: Any) -> str:
     if isinstance(value, float):
         # repr keeps every digit (round trip); only the separator changes.
         return repr(value).replace(".", CSV_DECIMAL)
-    return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return escape_formula(str(value))
+
+
+def escape_formula(text: str) -> str:
+    """``text`` with a leading ``'`` when a spreadsheet would read it as a formula.
+
+    The apostrophe is what OWASP recommends: Excel and LibreOffice then show
+    the cell as text. Full-width variants (``＝``, ``＋``…) are escaped too,
+    as some Excel locales treat them as formulas.
+    """
+    stripped = text.lstrip(" ")
+    first = stripped[:1]
+    if first and (first in FORMULA_PREFIXES or first in _FULL_WIDTH_PREFIXES):
+        return "'" + text
+    return text
 
 
 def write_attempts_csv(rows: Iterable[Mapping[str, Any]], path: Path) -> int:

@@ -36,6 +36,7 @@ class ProfileButton(QPushButton):
         self.setAccessibleName(patient.display_name)
         avatar = Avatar(patient.initials, patient.avatar_colour, 72)
         name = QLabel(patient.display_name)
+        name.setTextFormat(Qt.TextFormat.PlainText)  # typed by anyone: never rich text
         name.setStyleSheet(f"font-size:{theme.LARGE_POINT_SIZE}pt; background:transparent;")
         for child in (avatar, name):
             child.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)

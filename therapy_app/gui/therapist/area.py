@@ -148,6 +148,7 @@ class TherapistArea(QWidget):
         self.patient_list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.patient_list.setAccessibleName("Patients")
         self.user_label = QLabel()
+        self.user_label.setTextFormat(Qt.TextFormat.PlainText)
         set_role(self.user_label, "muted")
         self.lock_button = QPushButton("Verrouiller et quitter")
         self.message = QLabel()

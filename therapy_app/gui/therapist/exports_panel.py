@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QDate, Signal
+from PySide6.QtCore import QDate, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -86,6 +86,7 @@ class ExportPanel(QWidget):
         self._patient: Patient | None = None
 
         self.patient_label = QLabel()
+        self.patient_label.setTextFormat(Qt.TextFormat.PlainText)  # holds the patient's name
         set_role(self.patient_label, "section")
 
         self.csv_button = QPushButton("Exporter les essais (CSV)…")

@@ -53,6 +53,7 @@ def edit_line(edit: TranscriptEdit) -> str:
 
 def value_label(text: str = "") -> QLabel:
     label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)  # transcripts and names, never markup
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
