@@ -24,6 +24,7 @@ import json  # noqa: E402
 import logging  # noqa: E402
 import math  # noqa: E402
 import random  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -472,6 +473,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=Path,
         help="start a new run from this checkpoint's weights (vocabulary remapped)",
     )
+    parser.add_argument(
+        "--tokenizer",
+        type=Path,
+        help="copy this spm.model into the run instead of training one (e.g. the --init-from "
+        "run's, so that no embedding is remapped)",
+    )
     return parser.parse_args(argv)
 
 
@@ -511,6 +518,12 @@ def _run(args: argparse.Namespace) -> None:
     if args.lr is not None and not args.resume:
         config.lr = args.lr
     _LOGGER.info("command: %s", " ".join(args.command))
+    if args.tokenizer:
+        tok_path = args.out / TOKENIZER_FILE
+        if not tok_path.is_file():
+            shutil.copyfile(args.tokenizer, tok_path)
+        elif sha256_file(tok_path) != sha256_file(args.tokenizer):
+            raise SystemExit(f"{tok_path} already exists and differs from {args.tokenizer}")
     trainer = Trainer(args, config)
     if args.resume:
         trainer.resume()
