@@ -76,6 +76,17 @@ _OBJ_TONIC = {
     "lui": ("lui", "elle"),
     "leur": ("eux",),
 }
+# Object clitics of a person ("je l'ai vu" = him): tagged human="1" by the dialogue
+# source, said as a tonic like the dative ones ("moi voir lui"); things never are.
+_HUMAN_TONIC = {
+    ("le", "m"): ("lui",),
+    ("l'", "m"): ("lui",),
+    ("la", "f"): ("elle",),
+    ("l'", "f"): ("elle",),
+    ("les", "m"): ("eux",),
+    ("les", "f"): ("elles",),
+}
+_PREVERBAL = frozenset({"pas", "plus", "jamais", "rien"})
 # Subject clitic a "me/te/nous/vous" clitic must match to be reflexive ("je me lève").
 _REFLEXIVE_SUBJECT = {
     "me": ("je", "j'"),
@@ -197,14 +208,28 @@ def subject_clitic(
             if roll < p_drop:
                 fired.append("subj_drop")
                 continue
-            if tok.tag == Tag.CLS and roll < p_drop + p_tonic:
+            if roll < p_drop + p_tonic:
                 tonic = _TONIC.get(tok.form.lower())
-                if tonic is not None:
+                host = _inverted_host(out) if tok.tag == Tag.CLS_INV else None
+                if tonic is not None and tok.tag == Tag.CLS:
                     out.append(Token(tonic, Tag.PRON, tonic, dict(tok.feats)))
+                    fired.append("subj_tonic")
+                    continue
+                if tonic is not None and host is not None:
+                    # "veux-tu du café" -> "toi veux du café": the tonic goes before the verb.
+                    out[host] = replace(out[host], hyphen=False)
+                    out.insert(host, Token(tonic, Tag.PRON, tonic, dict(tok.feats)))
                     fired.append("subj_tonic")
                     continue
         out.append(tok)
     return out, fired
+
+
+def _inverted_host(out: list[Token]) -> int | None:
+    """Index of the verb an inverted subject clitic is hyphenated to ("veux-tu")."""
+    if out and out[-1].hyphen and out[-1].tag in _VERBAL:
+        return len(out) - 1
+    return None
 
 
 def _drop_tagged(tags: tuple[str, ...]) -> Rule:
@@ -270,7 +295,8 @@ def preverbal_negation(
     tokens: list[Token], rng: random.Random, p: float
 ) -> tuple[list[Token], bool]:
     """Drops "ne" and puts "pas" before the first verb: "moi pas aller"."""
-    neg = [i for i, t in enumerate(tokens) if t.tag == Tag.NEG]
+    # "personne" stays after the verb ("moi voir personne"): "pas/plus/jamais/rien" move.
+    neg = [i for i, t in enumerate(tokens) if t.tag == Tag.NEG and t.form.lower() in _PREVERBAL]
     verbs = [i for i, t in enumerate(tokens) if t.tag in _VERBAL]
     if not neg or not verbs or rng.random() >= p:
         return tokens, False
@@ -426,6 +452,8 @@ def object_tonic(tokens: list[Token], rng: random.Random, p: float) -> tuple[lis
     while i < len(out):
         tok = out[i]
         tonics = _OBJ_TONIC.get(tok.form.lower())
+        if tok.feats.get("human"):
+            tonics = _HUMAN_TONIC.get((tok.form.lower(), tok.feats.get("g", "m")), tonics)
         verb = _lexical_verb(out, i) if tok.tag == Tag.CLO and tonics else None
         if verb is None or _reflexive(out, i) or rng.random() >= p:
             i += 1
