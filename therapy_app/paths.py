@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -63,3 +64,68 @@ def ensure_dir(path: Path) -> Path:
     """Create ``path`` (and parents) if needed and return it."""
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+"""Health data is readable by its owner only (issue 11, item 6)."""
+
+
+def make_private(path: Path) -> None:
+    """Remove group and other permissions from ``path`` if it has any (POSIX only).
+
+    Raises:
+        OSError: the path does not exist or belongs to someone else.
+    """
+    if os.name != "posix":
+        return  # NTFS permissions come from the (private) profile folder
+    mode = path.stat().st_mode
+    if mode & 0o077:
+        path.chmod(mode & 0o700)
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` and its missing parents as 0700 folders; tighten it if it exists.
+
+    Existing parents are left alone; the folder itself is made private even if
+    an older version created it 0755.
+
+    Returns:
+        ``path``.
+
+    Raises:
+        NotADirectoryError: ``path`` (or a parent) is a file.
+        OSError: it cannot be created.
+    """
+    path = Path(path)
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
+    if not path.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(path))
+    make_private(path)
+    return path
+
+
+def create_private_file(path: Path) -> bool:
+    """Create ``path`` empty with mode 0600 unless it already exists.
+
+    Files that SQLite creates later beside a database (``-wal``, ``-shm``,
+    ``-journal``) copy the database file's mode, so they are private too.
+
+    Returns:
+        True when this call created the file.
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, PRIVATE_FILE_MODE)
+    except FileExistsError:  # already there, or another process was faster
+        return False
+    os.close(fd)
+    return True

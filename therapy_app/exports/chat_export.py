@@ -49,6 +49,7 @@ from therapy_app.audio.wavio import read_wav, write_wav
 from therapy_app.errors import TherapyAppError
 from therapy_app.exports.files import atomic_text_writer
 from therapy_app.exports.labels import exercise_label
+from therapy_app.paths import PRIVATE_DIR_MODE
 from therapy_app.storage import Attempt, SessionRepository, TherapySession
 from therapy_app.storage.closed_class import FILLERS
 
@@ -275,7 +276,9 @@ def export_patient_chat(
         AudioInputError: a media file cannot be written.
     """
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    # A new folder is private like its files (0600, atomic writers); an
+    # existing one chosen by the therapist keeps its permissions.
+    out_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     written: list[Path] = []
     for session in repository.list_sessions(patient_id):
         attempts = repository.list_attempts(session_id=session.id)

@@ -11,6 +11,7 @@ from typing import NoReturn
 
 from sqlite_utils import Database
 
+from therapy_app.paths import create_private_file, make_private
 from therapy_app.storage.errors import translate_sqlite_error
 
 _LOGGER = logging.getLogger(__name__)
@@ -31,10 +32,14 @@ def connect(path: Path) -> Database:
     The connection may be used from another thread than the one that opened
     it (the GUI's database worker); the repository serialises access.
 
+    The file is created 0600 (and an existing one, its ``-wal`` and ``-shm``
+    made 0600): SQLite gives its journal files the database file's mode.
+
     Raises:
         StorageUnavailableError: the file cannot be opened (permissions, missing folder...).
         DatabaseCorruptError: the file is not a database.
     """
+    _make_private(path)
     try:
         # isolation_level=None: no implicit BEGIN from the driver; every write
         # goes through transaction() (or sqlite-utils' atomic()) explicitly.
@@ -56,6 +61,25 @@ def connect(path: Path) -> Database:
     except sqlite3.Error as exc:
         conn.close()
         raise_translated(exc, f"configuring {path}")
+
+
+def _make_private(path: Path) -> None:
+    """Create the database file 0600, or tighten it and its journal files (issue 11, item 6).
+
+    Failures are left for SQLite to report in French (missing or read-only
+    folder): the permissions must never stop the data from being read.
+    """
+    try:
+        create_private_file(path)
+    except OSError as exc:
+        _LOGGER.debug("cannot create %s before SQLite does: %s", path, exc)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        companion = path.with_name(path.name + suffix)
+        try:
+            if companion.exists():
+                make_private(companion)
+        except OSError as exc:
+            _LOGGER.warning("cannot make %s private: %s", companion, exc)
 
 
 def enable_wal(db: Database) -> None:

@@ -12,7 +12,7 @@ from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.wavio import write_wav
 from therapy_app.errors import AudioInputError
 from therapy_app.model_store import sha256_file
-from therapy_app.paths import user_data_dir
+from therapy_app.paths import ensure_private_dir, user_data_dir
 from therapy_app.storage.errors import translate_os_error
 
 _LOGGER = logging.getLogger(__name__)
@@ -66,6 +66,7 @@ def save_recording(
     )
     target = base.joinpath(*relative.parts)
     try:
+        ensure_private_dir(target.parent)  # write_wav would create it 0755
         write_wav(target, clip)
         # Hash what is on disk, not what we meant to write.
         digest = file_sha256(target)

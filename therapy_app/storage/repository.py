@@ -17,7 +17,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from therapy_app.audio.clip import AudioClip
-from therapy_app.paths import ensure_dir, user_data_dir
+from therapy_app.paths import ensure_private_dir, user_data_dir
 from therapy_app.storage import accounts, attempts, queries, rows
 from therapy_app.storage.database import (
     connect,
@@ -95,7 +95,7 @@ class SessionRepository:
         self._clock = clock
         self._lock = threading.RLock()
         try:
-            ensure_dir(self.db_path.parent)
+            ensure_private_dir(self.db_path.parent)
         except OSError as exc:
             translated = translate_os_error(exc, f"creating {self.db_path.parent}")
             if translated is exc:

@@ -9,6 +9,8 @@ gather the data on the database worker first (``exports.build_report_data``).
 from __future__ import annotations
 
 import logging
+import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,6 +239,24 @@ def write_report_pdf(data: ReportData, path: Path) -> int:
         OSError: the file cannot be written.
     """
     path = Path(path)
+    # Written to a 0600 temporary file beside the target, then renamed: the
+    # report is health data (QPdfWriter alone makes it 0644) and a crash
+    # never leaves half a PDF.
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        pages = _write(data, Path(tmp_name))
+        with open(tmp_name, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    _LOGGER.info("wrote a %d-page report for patient %d to %s", pages, data.patient.id, path)
+    return pages
+
+
+def _write(data: ReportData, path: Path) -> int:
     writer = QPdfWriter(str(path))
     writer.setResolution(RESOLUTION)
     writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
@@ -257,5 +277,4 @@ def write_report_pdf(data: ReportData, path: Path) -> int:
         page.footer()
     finally:
         painter.end()
-    _LOGGER.info("wrote a %d-page report for patient %d to %s", page.number, data.patient.id, path)
     return page.number
