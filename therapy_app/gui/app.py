@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from therapy_app.errors import TherapyAppError
 from therapy_app.gui.main_window import MainWindow
 from therapy_app.gui.theme import apply_theme
 from therapy_app.practice.services import SilentPlayer
-from therapy_app.storage import SessionRepository, StorageError
+from therapy_app.storage import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -26,6 +27,13 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--verbose", "-v", action="store_true", help="debug logging")
     known, _ = parser.parse_known_args(list(argv))  # Qt options (-platform ...) pass through
     return known
+
+
+def show_startup_error(text: str) -> None:
+    """A modal French error box, before any window exists (plain text, not markup)."""
+    box = QMessageBox(QMessageBox.Icon.Critical, APP_NAME, text)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.exec()
 
 
 def create_application(argv: Sequence[str] | None = None) -> QApplication:
@@ -49,11 +57,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = create_application(sys.argv if argv is None else [sys.argv[0], *argv])
     try:
         repository = SessionRepository()
-    except StorageError as exc:
+    except TherapyAppError as exc:
+        # Any expected failure (folder, database, a second copy still starting)
+        # gets its French message, not a traceback in a console nobody sees.
         _LOGGER.error("cannot open the database: %r", exc)
-        QMessageBox.critical(None, APP_NAME, exc.french())
+        show_startup_error(exc.french())
         return 1
-    window = MainWindow(repository, player=SilentPlayer() if args.silent else None)
+    try:
+        window = MainWindow(repository, player=SilentPlayer() if args.silent else None)
+    except TherapyAppError as exc:
+        _LOGGER.error("cannot open the main window: %r", exc)
+        repository.close()
+        show_startup_error(exc.french())
+        return 1
     window.show()
     try:
         return app.exec()

@@ -26,7 +26,7 @@ from therapy_app.storage.database import (
     raise_translated,
     transaction,
 )
-from therapy_app.storage.errors import translate_os_error
+from therapy_app.storage.errors import StorageUnavailableError, translate_os_error
 from therapy_app.storage.recordings import (
     SavedRecording,
     file_sha256,
@@ -48,6 +48,7 @@ from therapy_app.storage.records import (
     TranscriptEdit,
 )
 from therapy_app.storage.schema import check_not_newer, migrate
+from therapy_app.storage.startup_lock import startup_lock
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -96,21 +97,29 @@ class SessionRepository:
         self._lock = threading.RLock()
         try:
             ensure_private_dir(self.db_path.parent)
+        except (NotADirectoryError, FileExistsError) as exc:
+            raise StorageUnavailableError(
+                "Le dossier des données est remplacé par un fichier du même nom.",
+                f"Renommez ou déplacez le fichier « {self.db_path.parent} », puis réessayez.",
+                f"data folder {self.db_path.parent} is not a folder: {exc}",
+            ) from exc
         except OSError as exc:
             translated = translate_os_error(exc, f"creating {self.db_path.parent}")
             if translated is exc:
                 raise
             raise translated from exc
-        self._db: Database = connect(self.db_path)
-        try:
-            with self._reading("migrating"):
-                # Refuse a newer database before anything writes to the file.
-                check_not_newer(self._db)
-                enable_wal(self._db)
-                self.schema_version = migrate(self._db)
-        except BaseException:
-            self._db.close()
-            raise
+        # One process at a time creates, converts and migrates the file.
+        with startup_lock(self.db_path):
+            self._db: Database = connect(self.db_path)
+            try:
+                with self._reading("migrating"):
+                    # Refuse a newer database before anything writes to the file.
+                    check_not_newer(self._db)
+                    enable_wal(self._db)
+                    self.schema_version = migrate(self._db)
+            except BaseException:
+                self._db.close()
+                raise
 
     # -- plumbing ---------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import logging
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from therapy_app.storage.database import transaction
 from therapy_app.storage.errors import DatabaseVersionError
 
 _LOGGER = logging.getLogger(__name__)
@@ -179,11 +180,15 @@ def migrate(db: Database, *, stop_before: str | None = None) -> int:
     Raises:
         DatabaseVersionError: the database is newer than this code.
     """
-    before = check_not_newer(db)
-    pending = [m.name for m in MIGRATIONS.pending(db)]
-    if pending and (stop_before is None or pending[0] != stop_before):
-        _LOGGER.info("migrating database from v%d: %s", before, ", ".join(pending))
-    MIGRATIONS.apply(db, stop_before=stop_before)
+    # BEGIN IMMEDIATE: the write lock is taken before reading what is pending,
+    # so a second process (an older release without the start-up lock) waits,
+    # then finds nothing left to do. sqlite-utils nests each migration as a savepoint.
+    with transaction(db, "migrating"):
+        before = check_not_newer(db)
+        pending = [m.name for m in MIGRATIONS.pending(db)]
+        if pending and (stop_before is None or pending[0] != stop_before):
+            _LOGGER.info("migrating database from v%d: %s", before, ", ".join(pending))
+        MIGRATIONS.apply(db, stop_before=stop_before)
     after = schema_version(db)
     applied = len(MIGRATIONS.applied(db))
     if applied != after:
