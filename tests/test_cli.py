@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from therapy_app import model_store
-from therapy_app.audio.wavio import read_wav
+from therapy_app.audio.clip import AudioClip
+from therapy_app.audio.wavio import read_wav, write_wav
+from therapy_app.cli import EXIT_NO_SPEECH
 
 pytestmark = pytest.mark.skipif(
     model_store.find_model(model_store.ASR_MODEL) is None,
@@ -111,3 +114,15 @@ def test_doctor_reports_models_and_the_cpu_provider():
     assert checks["model silero-vad"]["ok"]
     assert checks["asr provider"]["detail"] == "cpu"
     assert checks["nvidia driver"]["detail"] == "absent"
+
+
+def test_transcribe_on_silence_says_so_with_its_own_exit_code(tmp_path: Path):
+    silent = tmp_path / "silence.wav"
+    write_wav(silent, AudioClip(np.zeros(32_000, np.float32), 16_000))
+    result = _run("transcribe", str(silent))
+    assert result.returncode == EXIT_NO_SPEECH != 0
+    assert result.stdout == ""  # no empty transcript line for scripts to mistake
+    assert "Aucune parole détectée" in result.stderr
+    assert "Traceback" not in result.stderr
+    spoken = _run("transcribe", str(Path(__file__).parent / "data" / "speech" / "word_02.wav"))
+    assert spoken.returncode == 0 and spoken.stdout.strip()

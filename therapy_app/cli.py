@@ -5,19 +5,40 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
+import re
 import subprocess
 import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import NoReturn
 
 from therapy_app import __version__, paths
 from therapy_app.errors import TherapyAppError
+from therapy_app.tts.options import MAX_PAUSE_MS, MAX_RATE_WPM, MIN_RATE_WPM
 
 _LOGGER = logging.getLogger("therapy_app.cli")
 
 DEMO_RECORDING = "demo/moi_aller_boulangerie_hier.wav"
 EXIT_USER_ERROR = 2
+EXIT_NO_SPEECH = 3
+"""``transcribe``: the recording holds no speech (nothing printed on stdout)."""
+
+# Command-line values are checked before anything loads (the TTS limits are
+# the synthesizer's own); beams wider than 10 only cost time.
+MAX_BEAM = 10
+
+_ARGPARSE_FRENCH = (
+    (re.compile(r"^argument (\S+): "), r"argument \1 : "),
+    (re.compile(r"the following arguments are required: "), "il manque : "),
+    (re.compile(r"unrecognized arguments: "), "arguments inconnus : "),
+    (
+        re.compile(r"invalid choice: (.*) \(choose from (.*)\)"),
+        r"choix invalide : \1 (possibles : \2)",
+    ),
+    (re.compile(r"expected one argument"), "une valeur est attendue"),
+)
 
 
 def _out(line: str = "") -> None:
@@ -26,6 +47,77 @@ def _out(line: str = "") -> None:
 
 def _err(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+class _FrenchArgumentParser(argparse.ArgumentParser):
+    """argparse with one French line on stderr for bad arguments (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        for pattern, french in _ARGPARSE_FRENCH:
+            message = pattern.sub(french, message)
+        self.exit(EXIT_USER_ERROR, f"Erreur : {message} (aide : {self.prog} --help)\n")
+
+
+def _number(value: str) -> float:
+    try:
+        number = float(value.replace(",", "."))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"« {value} » n'est pas un nombre") from None
+    if not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"« {value} » n'est pas un nombre")
+    return number
+
+
+def _whole(value: str) -> int:
+    number = _number(value)
+    if number != int(number):
+        raise argparse.ArgumentTypeError(f"« {value} » n'est pas un nombre entier")
+    return int(number)
+
+
+def _rate(value: str) -> float:
+    rate = _number(value)
+    if not MIN_RATE_WPM <= rate <= MAX_RATE_WPM:
+        raise argparse.ArgumentTypeError(
+            f"la vitesse doit être comprise entre {MIN_RATE_WPM:.0f} et {MAX_RATE_WPM:.0f} "
+            f"mots par minute (reçu : {value})"
+        )
+    return rate
+
+
+def _pause(value: str) -> int:
+    pause = _whole(value)
+    if not 0 <= pause <= MAX_PAUSE_MS:
+        raise argparse.ArgumentTypeError(
+            f"la pause doit être comprise entre 0 et {MAX_PAUSE_MS} ms (reçu : {value})"
+        )
+    return pause
+
+
+def _beam(value: str) -> int:
+    beam = _whole(value)
+    if not 1 <= beam <= MAX_BEAM:
+        raise argparse.ArgumentTypeError(
+            f"la largeur de faisceau doit être comprise entre 1 et {MAX_BEAM} (reçu : {value})"
+        )
+    return beam
+
+
+def _text(value: str) -> str:
+    # Bytes that are not UTF-8 (a Latin-1 terminal) reach Python as lone
+    # surrogates, which the tokenizers reject with a C++ exception.
+    if any("\udc80" <= char <= "\udcff" for char in value):
+        raise argparse.ArgumentTypeError(
+            "le texte contient des caractères illisibles (le terminal n'est pas en UTF-8)"
+        )
+    return value
+
+
+def _output_dir(value: str) -> Path:
+    folder = Path(value)
+    if folder.exists() and not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"« {value} » est un fichier, pas un dossier")
+    return folder
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
@@ -75,7 +167,10 @@ def _cmd_transcribe(args: argparse.Namespace) -> int:
     )
     if args.json:
         _out(json.dumps(asdict(transcript), ensure_ascii=False))
-    else:
+    if not transcript.text.strip():
+        _err("Aucune parole détectée dans cet enregistrement.")
+        return EXIT_NO_SPEECH
+    if not args.json:
         _out(transcript.text)
     return 0
 
@@ -159,9 +254,16 @@ def _cmd_loop(args: argparse.Namespace) -> int:
     inputs = list(args.input or [])
     if args.demo:
         inputs.append(str(paths.resources_dir() / DEMO_RECORDING))
-    out_dir = Path(args.output_dir) if args.output_dir else None
-    if out_dir:
-        paths.ensure_dir(out_dir)
+    out_dir: Path | None = args.output_dir
+    if out_dir is not None:
+        try:
+            paths.ensure_dir(out_dir)
+        except OSError as exc:
+            raise TherapyAppError(
+                f"Impossible de créer le dossier « {out_dir} ».",
+                "Choisissez un dossier où vous pouvez écrire.",
+                f"cannot create {out_dir}: {exc}",
+            ) from exc
     index = 0
     while True:
         index += 1
@@ -203,7 +305,7 @@ def _record(loop):  # noqa: ANN001, ANN202 - SpeechLoop -> AudioClip | None
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
-    parser = argparse.ArgumentParser(prog="therapy-app", description=__doc__)
+    parser = _FrenchArgumentParser(prog="therapy-app", description=__doc__)
     parser.add_argument("--version", action="version", version=__version__)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logs on stderr")
     parser.add_argument(
@@ -225,27 +327,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("transcribe", help="transcribe a WAV file (last stdout line: the text)")
     p.add_argument("file")
-    p.add_argument("--beam", type=int, default=5, help="beam width; 1 = greedy")
+    p.add_argument("--beam", type=_beam, default=5, help=f"beam width 1..{MAX_BEAM}; 1 = greedy")
     p.add_argument("--json", action="store_true", help="details as JSON")
     p.set_defaults(func=_cmd_transcribe)
 
     p = sub.add_parser("score", help="rank expected texts by likelihood given the audio")
     p.add_argument("file")
-    p.add_argument("candidates", nargs="+")
+    p.add_argument("candidates", nargs="+", type=_text)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_score)
 
     p = sub.add_parser("speak", help="say a French text (or write it with -o)")
-    p.add_argument("text")
+    p.add_argument("text", type=_text)
     p.add_argument("-o", "--output", help="WAV file to write instead of playing")
-    p.add_argument("--rate", type=float, default=140.0, help="words per minute (default 140)")
-    p.add_argument("--pause", type=int, default=0, help="pause between words, ms")
+    p.add_argument("--rate", type=_rate, default=140.0, help="words per minute, 40..400")
+    p.add_argument("--pause", type=_pause, default=0, help="pause between words, 0..1000 ms")
     p.add_argument("--voice", choices=["pico", "espeak"], default="pico")
     p.set_defaults(func=_cmd_speak)
 
     p = sub.add_parser("correct", help="correct telegraphic French (last stdout line: result)")
-    p.add_argument("text")
-    p.add_argument("--beam", type=int, default=3)
+    p.add_argument("text", type=_text)
+    p.add_argument("--beam", type=_beam, default=3, help=f"1..{MAX_BEAM}; 1 = greedy")
     p.add_argument("--json", action="store_true", help="alternatives, scores and diff")
     p.set_defaults(func=_cmd_correct)
 
@@ -255,8 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--once", action="store_true", help="stop after one utterance")
     p.add_argument("--no-play", action="store_true", help="do not play the answer")
     p.add_argument("--no-correct", action="store_true", help="skip the corrector")
-    p.add_argument("--output-dir", help="also write each spoken answer as a WAV here")
-    p.add_argument("--rate", type=float, default=140.0, help="words per minute of the answer")
+    p.add_argument(
+        "--output-dir", type=_output_dir, help="also write each spoken answer as a WAV here"
+    )
+    p.add_argument("--rate", type=_rate, default=140.0, help="words per minute of the answer")
     p.set_defaults(func=_cmd_loop)
     return parser
 
