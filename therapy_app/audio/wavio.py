@@ -349,6 +349,26 @@ def wav_bytes(clip: AudioClip) -> bytes:
     return header + pcm
 
 
+TEMP_SUFFIX = ".tmp"
+
+
+def temporary_prefix(path: Path) -> str:
+    """Start of the temporary name :func:`write_wav` uses beside ``path``.
+
+    ``.<name>.<pid>.``: a start-up clean-up can tell a file left by a killed
+    process (its writer is gone) from one another copy of the app is writing.
+    """
+    return f".{path.name}.{os.getpid()}."
+
+
+def temporary_writer_pid(name: str) -> int | None:
+    """The writer's process id in a temporary name from :func:`write_wav`, if any."""
+    parts = name.split(".")
+    if len(parts) >= 5 and parts[-1] == TEMP_SUFFIX[1:] and parts[-3].isdigit():
+        return int(parts[-3])
+    return None
+
+
 def write_wav(path: str | os.PathLike[str], clip: AudioClip) -> Path:
     """Write a clip as 16-bit PCM mono, atomically.
 
@@ -369,7 +389,9 @@ def write_wav(path: str | os.PathLike[str], clip: AudioClip) -> Path:
     data = wav_bytes(clip)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=temporary_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent
+        )
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
+import os
+import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from therapy_app.audio.clip import AudioClip
-from therapy_app.audio.wavio import write_wav
+from therapy_app.audio.wavio import TEMP_SUFFIX, temporary_writer_pid, write_wav
 from therapy_app.errors import AudioInputError
 from therapy_app.model_store import sha256_file
 from therapy_app.paths import ensure_private_dir, user_data_dir
@@ -112,6 +114,58 @@ def remove_recording(relative_path: str, data_dir: Path | None = None) -> None:
         recording_file(relative_path, data_dir).unlink(missing_ok=True)
     except OSError:
         _LOGGER.warning("could not remove orphan recording %s", relative_path, exc_info=True)
+
+
+STALE_TEMP_AGE_S = 3600.0
+"""A temporary recording this old is abandoned even if its writer cannot be checked."""
+
+
+def _writer_gone(pid: int) -> bool:
+    if os.name != "posix":
+        return False  # os.kill(pid, 0) would terminate the process on Windows
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, someone else's
+    return False
+
+
+def remove_abandoned_temporary_files(
+    data_dir: Path | None = None, *, stale_age_s: float = STALE_TEMP_AGE_S
+) -> list[str]:
+    """Delete half-written recordings (``.*.tmp``) whose writer died.
+
+    ``write_wav`` writes a temporary file then renames it; a crash or a kill in
+    between leaves the temporary file forever (issue 11, item 9). One is
+    abandoned when the process id in its name is no longer running (POSIX),
+    or when it is older than ``stale_age_s``; another copy of the app may be
+    writing the others right now.
+
+    Returns:
+        The relative paths removed.
+    """
+    base = Path(data_dir) if data_dir is not None else user_data_dir()
+    root = base / RECORDINGS_DIR
+    if not root.is_dir():
+        return []
+    removed: list[str] = []
+    now = time.time()
+    for path in root.rglob(f".*{TEMP_SUFFIX}"):
+        try:
+            pid = temporary_writer_pid(path.name)
+            old = now - path.stat().st_mtime > stale_age_s
+            if old or (pid is not None and _writer_gone(pid)):
+                path.unlink()
+                removed.append(path.relative_to(base).as_posix())
+        except OSError:
+            _LOGGER.warning("could not remove temporary recording %s", path, exc_info=True)
+    if removed:
+        _LOGGER.info("removed %d abandoned temporary recording(s)", len(removed))
+    return sorted(removed)
 
 
 def recording_files(data_dir: Path | None = None) -> set[str]:

@@ -32,6 +32,7 @@ from therapy_app.storage.recordings import (
     file_sha256,
     recording_file,
     recording_files,
+    remove_abandoned_temporary_files,
     remove_recording,
     save_recording,
 )
@@ -120,6 +121,9 @@ class SessionRepository:
             except BaseException:
                 self._db.close()
                 raise
+        # Half-written recordings of killed processes (complete unreferenced
+        # files are kept: see orphan_recordings).
+        self.removed_temporary_files = remove_abandoned_temporary_files(self.data_dir)
 
     # -- plumbing ---------------------------------------------------------------
 
@@ -364,8 +368,9 @@ class SessionRepository:
         """Recording files that no attempt refers to, sorted (relative paths).
 
         A crash between writing the file and committing its row leaves one;
-        so does a temp file of an interrupted write. Nothing deletes them
-        automatically: a maintenance command can, after showing them.
+        so does a temp file of an interrupted write. Opening the repository
+        deletes the temp files whose writer is gone; complete files are never
+        deleted automatically: a maintenance command can, after showing them.
         """
         with self._reading("listing recordings"):
             referenced = {
