@@ -89,52 +89,78 @@ def _non_local_sockets(trace: str) -> list[str]:
     ]
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
-@pytest.mark.skipif(
-    model_store.find_model(model_store.ASR_MODEL) is None, reason="speech models not built"
-)
-def test_speech_loop_opens_no_network_socket_and_writes_no_telemetry(tmp_path: Path):
-    """The loop runs past the telemetry delay under strace: only local sockets appear."""
+def _run_past_the_telemetry_delay(
+    app_command: list[str], tmp_path: Path, stop: signal.Signals
+) -> tuple[str, Path]:
+    """Run ``app_command`` under strace until 13 s after its first ONNX session, then stop it.
+
+    Returns:
+        The network trace and the HOME folder the app ran with.
+    """
     home = tmp_path / "home"
     home.mkdir()
     trace_file = tmp_path / "network.trace"
-    demo = str(paths.resources_dir() / DEMO_RECORDING)
-    inputs = [arg for _ in range(200) for arg in ("--input", demo)]
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")
-    }
+    log_file = tmp_path / "stderr.log"
+    drop = ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env["HOME"] = str(home)  # onnxruntime keeps its device id and event queue under ~/.cache
-    command = [
-        "strace", "-f", "-qq", "-e", "trace=network", "-o", str(trace_file),
-        sys.executable, "-m", "therapy_app.cli", "loop", "--no-play", *inputs,
-    ]  # fmt: skip
-    tracer = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
-    )
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    command = ["strace", "-f", "-qq", "-e", "trace=network", "-o", str(trace_file), *app_command]
+    with log_file.open("w") as log:
+        tracer = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env)
     try:
-        assert tracer.stderr is not None
-        stderr_lines = []
         deadline = time.monotonic() + 120
-        for line in tracer.stderr:  # the first "runs on" line: a session exists
-            stderr_lines.append(line)
-            if "runs on" in line or time.monotonic() > deadline:
-                break
-        assert any("runs on" in line for line in stderr_lines), "".join(stderr_lines)
+        while "runs on" not in log_file.read_text():  # logged when a session exists
+            assert tracer.poll() is None, log_file.read_text()
+            assert time.monotonic() < deadline, log_file.read_text()
+            time.sleep(0.1)
         first_session = time.monotonic()
         time.sleep(WATCH_AFTER_FIRST_SESSION_S)
-        assert tracer.poll() is None, "the loop ended before the telemetry delay"
+        assert tracer.poll() is None, f"the app ended before the delay: {log_file.read_text()}"
         (app_pid,) = _children(tracer.pid)
-        os.kill(app_pid, signal.SIGINT)  # Ctrl+C: the CLI exits with 130
-        tracer.communicate(timeout=60)
+        os.kill(app_pid, stop)
+        tracer.wait(timeout=60)
         watched = time.monotonic() - first_session
     finally:
         if tracer.poll() is None:
             tracer.kill()
             tracer.wait()
     assert watched > TELEMETRY_DELAY_S + 3
-    trace = trace_file.read_text()
+    return trace_file.read_text(), home
+
+
+def _assert_nothing_left_the_pc(trace: str, home: Path) -> None:
     offenders = _non_local_sockets(trace)
     assert not offenders, "\n".join(offenders[:10])
     assert "mobile.events" not in trace
     assert not (home / ".cache" / "Microsoft").exists(), "onnxruntime wrote telemetry files"
+
+
+_no_strace = pytest.mark.skipif(shutil.which("strace") is None, reason="strace not installed")
+_no_models = pytest.mark.skipif(
+    model_store.find_model(model_store.ASR_MODEL) is None, reason="speech models not built"
+)
+
+
+@pytest.mark.slow
+@_no_strace
+@_no_models
+def test_speech_loop_opens_no_network_socket_and_writes_no_telemetry(tmp_path: Path):
+    """The CLI loop runs past the telemetry delay under strace: only local sockets appear."""
+    demo = str(paths.resources_dir() / DEMO_RECORDING)
+    inputs = [arg for _ in range(200) for arg in ("--input", demo)]
+    loop = [sys.executable, "-m", "therapy_app.cli", "loop", "--no-play", *inputs]
+    trace, home = _run_past_the_telemetry_delay(loop, tmp_path, signal.SIGINT)  # Ctrl+C
+    _assert_nothing_left_the_pc(trace, home)
+
+
+@pytest.mark.slow
+@_no_strace
+@_no_models
+def test_desktop_app_opens_no_network_socket_and_writes_no_telemetry(tmp_path: Path):
+    """The GUI (offscreen) loads its engines at start and runs past the telemetry delay."""
+    pytest.importorskip("PySide6")
+    gui = [sys.executable, "-m", "therapy_app.gui.app", "--silent"]
+    # Qt's event loop does not let Python see SIGINT; SIGTERM ends it like a logout.
+    trace, home = _run_past_the_telemetry_delay(gui, tmp_path, signal.SIGTERM)
+    _assert_nothing_left_the_pc(trace, home)
