@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import sys
 from pathlib import Path
+
+_LOGGER = logging.getLogger(__name__)
 
 APP_NAME = "therapy_app"
 
@@ -88,7 +91,7 @@ def ensure_private_dir(path: Path) -> Path:
     """Create ``path`` and its missing parents as 0700 folders; tighten it if it exists.
 
     Existing parents are left alone; the folder itself is made private even if
-    an older version created it 0755.
+    an older version created it 0755 (best effort: a read-only disk still opens).
 
     Returns:
         ``path``.
@@ -107,7 +110,11 @@ def ensure_private_dir(path: Path) -> Path:
         folder.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
     if not path.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(path))
-    make_private(path)
+    try:
+        make_private(path)
+    except OSError as exc:
+        # A read-only disk or someone else's folder: the data must stay readable.
+        _LOGGER.warning("cannot make %s private: %s", path, exc)
     return path
 
 
