@@ -41,5 +41,7 @@ if "onnxruntime" in names:
     sys.exit("plain onnxruntime is installed next to onnxruntime-gpu: uninstall it")
 PY
 
-.venv/bin/python -m models.build
+# The model build uses onnxruntime directly (not through therapy_app.inference):
+# keep Microsoft's telemetry client off there too (issue 11, item 1).
+ORT_DISABLE_TELEMETRY=1 .venv/bin/python -m models.build
 echo "Setup complete."
