@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from therapy_app.asr.utterance import hear
 from therapy_app.errors import ModelMissingError
 
 if TYPE_CHECKING:
@@ -93,17 +94,18 @@ class SpeechLoop:
         timings: dict[str, float] = {}
         start = time.perf_counter()
         pause_ratio = 0.0
-        if self.vad is not None:
-            trimmed = self.vad.trim(clip)
-            pause_ratio = self.vad.pause_ratio(clip)
-            # A clip with no detected speech is still given to the ASR, whose
-            # no-speech check makes the final call.
-            clip = trimmed if trimmed.duration > 0 else clip
-        timings["vad"] = time.perf_counter() - start
-
-        start = time.perf_counter()
-        heard = self.recognizer.transcribe(clip)
-        timings["asr"] = time.perf_counter() - start
+        heard_utt = hear(self.recognizer, self.vad, clip) if self.vad is not None else None
+        if heard_utt is not None:
+            pause_ratio = heard_utt.pause_ratio
+            heard = heard_utt.transcript
+            timings["asr"] = heard_utt.asr_seconds
+            timings["vad"] = time.perf_counter() - start - heard_utt.asr_seconds
+        else:
+            # No VAD, or no speech detected: the ASR's no-speech check makes the call.
+            timings["vad"] = time.perf_counter() - start
+            start = time.perf_counter()
+            heard = self.recognizer.transcribe(clip)
+            timings["asr"] = time.perf_counter() - start
 
         correction = None
         target = heard.text

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from therapy_app.asr.recognizer import Transcript
+from therapy_app.asr.utterance import hear
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.recorder import Recorder, StopReason
 from therapy_app.correction.corrector import Correction
@@ -16,8 +17,6 @@ from therapy_app.practice.services import SpeechServices
 from therapy_app.tts.options import SynthesisOptions
 
 _LOGGER = logging.getLogger(__name__)
-
-TRIM_PAD_MS = 300
 
 
 @dataclass(frozen=True)
@@ -85,16 +84,10 @@ def analyse(services: SpeechServices, clip: AudioClip) -> Analysis | None:
     Raises:
         AudioInputError: the clip cannot be recognised (too long, corrupt).
     """
-    if clip.duration == 0:
+    heard = hear(services.recognizer, services.vad, clip)
+    if heard is None:
         return None
-    segments = services.vad.speech_segments(clip, pad_ms=TRIM_PAD_MS)
-    if not segments:
-        return None
-    trimmed = clip.slice(segments[0].start_s, segments[-1].end_s)
-    pause = services.vad.pause_ratio(trimmed)
-    start = time.perf_counter()
-    transcript = services.recognizer.transcribe(trimmed)
-    return Analysis(trimmed, transcript, pause, time.perf_counter() - start)
+    return Analysis(heard.clip, heard.transcript, heard.pause_ratio, heard.asr_seconds)
 
 
 def as_sentence(text: str) -> str:

@@ -1,0 +1,1 @@
+"""Simulated halting (aphasic) French speech: many voices, pauses, hesitations, rooms."""

@@ -1,0 +1,95 @@
+"""One utterance heard: speech found by the VAD, long pauses shortened, then recognised."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from therapy_app.audio.clip import AudioClip
+
+if TYPE_CHECKING:
+    from therapy_app.asr.recognizer import DecodeOptions, SpeechRecognizer, Transcript
+    from therapy_app.vad.silero import SpeechSegment, VoiceActivityDetector
+
+# Silence left between two stretches of speech for the recogniser. Whisper base
+# hears a word-finding pause of 1-2.5 s as an utterance boundary: it then
+# guesses fillers or drops the next words. Measured on the halting dev set
+# (Pico, pauses 0.3-2.5 s): 63.0 % WER trimmed only, 61.6 % with pauses cut to
+# 0.3 s (+0.1 s of padding each side); mixed voices 101.8 -> 89.2 %
+# (benchmarks/halting.py, docs in benchmarks/results/halting.json).
+PAUSE_GAP_S = 0.3
+SEGMENT_PAD_MS = 100
+# Silence kept around the speech in the stored recording.
+TRIM_PAD_MS = 300
+
+
+@dataclass(frozen=True)
+class HeardUtterance:
+    """A recording after VAD and recognition.
+
+    Attributes:
+        clip: the recording trimmed to the speech, pauses intact (what is stored
+            and what scoring listens to).
+        asr_clip: what the recogniser heard (pauses shortened).
+        transcript: the recogniser's output.
+        pause_ratio: share of pauses between the first and last speech.
+        asr_seconds: time spent recognising.
+    """
+
+    clip: AudioClip
+    asr_clip: AudioClip
+    transcript: Transcript
+    pause_ratio: float
+    asr_seconds: float
+
+
+def shorten_pauses(clip: AudioClip, segments: list[SpeechSegment], gap_s: float) -> AudioClip:
+    """Speech segments joined with ``gap_s`` of silence between them (pauses capped)."""
+    if not segments:
+        return clip
+    gap = np.zeros(int(round(gap_s * clip.sample_rate)), np.float32)
+    parts: list[np.ndarray] = []
+    for i, seg in enumerate(segments):
+        if i:
+            parts.append(gap)
+        parts.append(clip.slice(seg.start_s, seg.end_s).samples)
+    return AudioClip(np.concatenate(parts), clip.sample_rate)
+
+
+def hear(
+    recognizer: SpeechRecognizer,
+    vad: VoiceActivityDetector,
+    clip: AudioClip,
+    options: DecodeOptions | None = None,
+    gap_s: float = PAUSE_GAP_S,
+) -> HeardUtterance | None:
+    """Find the speech, shorten long pauses for the recogniser and transcribe.
+
+    Args:
+        recognizer: the ASR.
+        vad: the voice activity detector.
+        clip: 16 kHz mono recording.
+        options: decoding settings; the recogniser's defaults when None.
+        gap_s: pause left between speech segments for the recogniser.
+
+    Returns:
+        None when the VAD finds no speech at all.
+
+    Raises:
+        AudioInputError: the clip cannot be recognised (too long, corrupt).
+    """
+    if clip.duration == 0:
+        return None
+    segments = vad.speech_segments(clip, pad_ms=SEGMENT_PAD_MS)
+    if not segments:
+        return None
+    extra = (TRIM_PAD_MS - SEGMENT_PAD_MS) / 1000.0
+    trimmed = clip.slice(segments[0].start_s - extra, segments[-1].end_s + extra)
+    asr_clip = shorten_pauses(clip, segments, gap_s)
+    pause = vad.pause_ratio(trimmed)
+    start = time.perf_counter()
+    transcript = recognizer.transcribe(asr_clip, options)
+    return HeardUtterance(trimmed, asr_clip, transcript, pause, time.perf_counter() - start)
