@@ -84,6 +84,10 @@ def test_shorten_pauses_caps_silence() -> None:
     segments = [SpeechSegment(0.0, 0.5), SpeechSegment(3.0, 3.5)]
     short = shorten_pauses(clip, segments, 0.3)
     assert short.duration == pytest.approx(1.3, abs=0.01)
+    assert np.array_equal(short.samples[:8000], tone)
+    # A pause already shorter than the cap is left as it was.
+    kept = shorten_pauses(clip, [SpeechSegment(0.0, 0.5), SpeechSegment(0.6, 1.0)], 0.3)
+    assert kept.duration == pytest.approx(1.0, abs=0.01)
     assert shorten_pauses(clip, [], 0.3) is clip
 
 

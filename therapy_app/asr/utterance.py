@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,16 +47,28 @@ class HeardUtterance:
 
 
 def shorten_pauses(clip: AudioClip, segments: list[SpeechSegment], gap_s: float) -> AudioClip:
-    """Speech segments joined with ``gap_s`` of silence between them (pauses capped)."""
+    """The clip from the first to the last segment with every pause capped at ``gap_s``.
+
+    A longer pause keeps its first and last ``gap_s / 2`` (the room's own
+    background, not digital silence, which Whisper treats differently); a
+    shorter one is left as it was.
+    """
     if not segments:
         return clip
-    gap = np.zeros(int(round(gap_s * clip.sample_rate)), np.float32)
+    rate = clip.sample_rate
+    half = int(round(gap_s * rate / 2))
     parts: list[np.ndarray] = []
     for i, seg in enumerate(segments):
-        if i:
-            parts.append(gap)
-        parts.append(clip.slice(seg.start_s, seg.end_s).samples)
-    return AudioClip(np.concatenate(parts), clip.sample_rate)
+        a, b = int(round(seg.start_s * rate)), int(round(seg.end_s * rate))
+        parts.append(clip.samples[a:b])
+        if i + 1 < len(segments):
+            nxt = int(round(segments[i + 1].start_s * rate))
+            if nxt - b <= 2 * half:
+                parts.append(clip.samples[b:nxt])
+            else:
+                parts.append(clip.samples[b : b + half])
+                parts.append(clip.samples[nxt - half : nxt])
+    return AudioClip(np.concatenate(parts).astype(np.float32), rate)
 
 
 def hear(
@@ -87,8 +99,12 @@ def hear(
     if not segments:
         return None
     extra = (TRIM_PAD_MS - SEGMENT_PAD_MS) / 1000.0
-    trimmed = clip.slice(segments[0].start_s - extra, segments[-1].end_s + extra)
-    asr_clip = shorten_pauses(clip, segments, gap_s)
+    first, last = segments[0].start_s - extra, segments[-1].end_s + extra
+    trimmed = clip.slice(first, last)
+    # Same edges as the stored clip: only the pauses inside differ.
+    edged = [replace(segments[0], start_s=max(0.0, first))] + segments[1:]
+    edged[-1] = replace(edged[-1], end_s=min(clip.duration, last))
+    asr_clip = shorten_pauses(clip, edged, gap_s)
     pause = vad.pause_ratio(trimmed)
     start = time.perf_counter()
     transcript = recognizer.transcribe(asr_clip, options)
