@@ -157,8 +157,19 @@ def _cmd_transcribe(args: argparse.Namespace) -> int:
 
     clip = _read_clip(args.file)
     recognizer = SpeechRecognizer.load(provider=args.provider)
-    options = DecodeOptions(beam_size=args.beam)
-    transcript = recognizer.transcribe(clip, options)
+    options = DecodeOptions() if args.beam is None else DecodeOptions(beam_size=args.beam)
+    if args.raw:
+        transcript = recognizer.transcribe(clip, options)
+    else:
+        # The app's own path: speech found by the VAD, long pauses capped.
+        from therapy_app.asr.utterance import hear
+        from therapy_app.vad.silero import VoiceActivityDetector
+
+        heard = hear(recognizer, VoiceActivityDetector.load(), clip, options)
+        if heard is None:
+            _err("Aucune parole détectée dans cet enregistrement.")
+            return EXIT_NO_SPEECH
+        transcript = heard.transcript
     _LOGGER.info(
         "%.2f s of audio in %.2f s on %s",
         transcript.audio_seconds,
@@ -327,7 +338,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("transcribe", help="transcribe a WAV file (last stdout line: the text)")
     p.add_argument("file")
-    p.add_argument("--beam", type=_beam, default=5, help=f"beam width 1..{MAX_BEAM}; 1 = greedy")
+    p.add_argument(
+        "--beam", type=_beam, default=None, help=f"beam width 1..{MAX_BEAM}; 1 = greedy (default 3)"
+    )
+    p.add_argument("--raw", action="store_true", help="the whole file, no VAD, pauses as recorded")
     p.add_argument("--json", action="store_true", help="details as JSON")
     p.set_defaults(func=_cmd_transcribe)
 
