@@ -110,3 +110,35 @@ def test_hear_shortens_long_pauses_and_recognises() -> None:
     assert heard.asr_clip.duration < heard.clip.duration - 3 * (1.7 - PAUSE_GAP_S - 0.3)
     assert heard.pause_ratio > 0.4
     assert word_error_rate(utt.spoken, heard.transcript.text) <= 0.5
+
+
+def test_merge_slice_filters_and_repeats(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    from models.halting.merge_slice import main as merge
+
+    base = tmp_path / "base"
+    base.mkdir()
+    for split in ("train", "valid", "test"):
+        pair = {"src": f"moi {split}", "tgt": f"Je {split}."}
+        (base / f"{split}.jsonl").write_text(json.dumps(pair) + "\n", encoding="utf-8")
+    (base / "MANIFEST.json").write_text(json.dumps({"command": "gen"}), encoding="utf-8")
+    slice_dir = tmp_path / "slice"
+    slice_dir.mkdir()
+    rows = [
+        {"src": "moi aller maison", "tgt": "Je vais à la maison.", "wer": 0.0, "voice": "pico"},
+        {"src": "merci à vous", "tgt": "Je vais à la maison.", "wer": 1.0, "voice": "pico"},
+        {"src": "", "tgt": "Il pleut.", "wer": 0.0, "voice": "pico"},
+    ]
+    (slice_dir / "asr_slice.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8"
+    )
+    out = tmp_path / "merged"
+    assert merge(["--corpus", str(base), "--slice", str(slice_dir), "--out", str(out),
+                  "--repeat", "3"]) == 0  # fmt: skip
+    train = [json.loads(x) for x in (out / "train.jsonl").read_text().splitlines()]
+    assert sum(r["src"] == "moi aller maison" for r in train) == 3
+    assert not any(r["src"] in ("merci à vous", "") for r in train)
+    assert (out / "valid.jsonl").read_text() == (base / "valid.jsonl").read_text()
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    assert manifest["asr_slice"]["kept"] == 1 and "merge_slice" in manifest["command"]
