@@ -39,7 +39,7 @@ from asr_experiments import wer  # noqa: E402
 
 from models.halting.sets import EvalItem, build_set  # noqa: E402
 from therapy_app.asr.recognizer import SpeechRecognizer  # noqa: E402
-from therapy_app.asr.utterance import hear  # noqa: E402
+from therapy_app.asr.utterance import PAUSE_GAP_S, hear  # noqa: E402
 from therapy_app.correction import Corrector  # noqa: E402
 from therapy_app.correction.normalize import normalize_text  # noqa: E402
 from therapy_app.model_store import load_model  # noqa: E402
@@ -82,13 +82,13 @@ def _summary(rows: list[dict[str, Any]], items: list[EvalItem]) -> dict[str, Any
 
 def run_set(
     split: str, voices: str, size: int, recognizer: SpeechRecognizer,
-    vad: VoiceActivityDetector, corrector: Corrector,
+    vad: VoiceActivityDetector, corrector: Corrector, gap_s: float = PAUSE_GAP_S,
 ) -> dict[str, Any]:  # fmt: skip
     """Every utterance of one set through the loop; figures overall, per voice, per pause."""
     data = build_set(split, size, voices)
     rows, asr_s, corr_ms = [], [], []
     for item, utt in data:
-        heard = hear(recognizer, vad, utt.clip)
+        heard = hear(recognizer, vad, utt.clip, gap_s=gap_s)
         text = heard.transcript.text if heard is not None else ""
         if heard is not None and heard.clip.duration <= 5.0:
             asr_s.append(heard.asr_seconds)
@@ -98,7 +98,7 @@ def run_set(
         clean = corrector.correct(item.src).best or item.src
         rows.append({
             "uid": utt.uid, "voice": utt.voice, "family": utt.family, "pause_bin": utt.pause_bin,
-            "said": utt.spoken, "heard": text, "e2e": e2e, "clean": clean,
+            "src": item.src, "said": utt.spoken, "heard": text, "e2e": e2e, "clean": clean,
             "e2e_hit": _hit(e2e, item.refs), "clean_hit": _hit(clean, item.refs),
             "correct_input": item.correct,
         })  # fmt: skip
@@ -106,7 +106,7 @@ def run_set(
     result = _summary(rows, items)
     correct = [r for r in rows if r["correct_input"]]
     result["unchanged_rate_correct_inputs_clean"] = (
-        round(sum(normalize_text(r["clean"]) == normalize_text(r["said"]) for r in correct)
+        round(sum(normalize_text(r["clean"]) == normalize_text(r["src"]) for r in correct)
               / len(correct), 3) if correct else None
     )  # fmt: skip
     for key in ("family", "pause_bin"):
@@ -177,6 +177,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--independent", action="store_true")
     parser.add_argument("--corrector-dir", type=Path, default=None)
+    parser.add_argument(
+        "--pause-gap", type=float, default=PAUSE_GAP_S, help="pause cap in s (1000: none)"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/halting.json")
     args = parser.parse_args(argv)
     recognizer = SpeechRecognizer.load(threads=args.threads)
@@ -188,13 +191,16 @@ def main(argv: list[str] | None = None) -> None:
         "provider": recognizer.provider,
         "corrector_version": json.loads((meta_dir / "model.json").read_text())["version"],
         "targets": TARGETS,
+        "pause_gap_s": args.pause_gap,
         "sets": {},
     }
     for split in args.splits:
         for voices in args.voices:
             name = f"{split}-{voices}"
             print(f"running {name} …", file=sys.stderr, flush=True)
-            results["sets"][name] = run_set(split, voices, args.size, recognizer, vad, corrector)
+            results["sets"][name] = run_set(
+                split, voices, args.size, recognizer, vad, corrector, args.pause_gap
+            )
     from human_eval import run_allowed
 
     print("running human (Armelle) …", file=sys.stderr, flush=True)

@@ -73,10 +73,12 @@ def build_set(
     rotation = voice_rotation(len(chosen), split)
     if voices == "pico":
         rotation = [all_voices()[0]] * len(chosen)
+    # Bins advance one step per round of four voices, so Pico (every 4th item)
+    # meets every pause length too.
     bins = list(PAUSE_BINS)
     out = []
     for k, idx in enumerate(chosen):
         item = items[idx]
-        utt = speak_halting(item.uid, item.src, rotation[k], bins[k % len(bins)], seed=split)
+        utt = speak_halting(item.uid, item.src, rotation[k], bins[(k + k // 4) % len(bins)], seed=split)
         out.append((item, utt))
     return out
