@@ -1,23 +1,20 @@
-"""Decides whether a try matches its target: word error rate plus the recogniser's target score.
+"""Measures one try against its target and applies the verdict rule of ``therapy_app.verdict``.
 
-The rule (documented for therapists in the attempt's stored values):
+The rule itself (thresholds included) lives in :mod:`therapy_app.verdict`;
+this module computes what it needs:
 
 1. **Words.** The WER of what was heard against each accepted form of the
    target (:func:`therapy_app.storage.metrics.word_error_rate`, which lowers
-   case, drops punctuation and fillers and splits elisions) is computed; the
-   lowest counts. ``WER <= WER_SUCCESS`` (0.25: one word in four may be wrong)
-   is a success. In completion, the answer said within a longer utterance
+   case, drops punctuation and fillers and splits elisions); the lowest
+   counts. In completion, the answer said within a longer utterance
    ("c'est une pomme") counts as WER 0.
 2. **Sound.** The transcript alone misjudges near misses of a clear attempt
    ("Le chador sur le canapé" for "Le chat dort sur le canapé", "Poon." for
    "pomme"). So the recogniser also scores the accepted forms, a few
    distractors of similar length and its own free transcript, each by mean
-   log-probability per token (the total would favour short candidates). The try
-   is a success when the best accepted form **ranks first** among the target and
-   the distractors **with a margin** of at least ``RANK_MARGIN`` (1.0 nat per
-   token) over the best distractor, **and** is within ``TRANSCRIPT_SLACK``
-   (1.2 nat per token) of the free transcript. The second condition stops an
-   unrelated utterance from passing just because every distractor is worse.
+   log-probability per token (the total would favour short candidates): the
+   margin of the best accepted form over the best distractor and its gap to
+   the free transcript go to :func:`therapy_app.verdict.decide`.
 
 On the committed French test recordings (tests/data/speech) correct targets
 had margins of 1.2 to 4.3 and transcript gaps of -0.9 to +2.5, wrong targets
@@ -38,12 +35,10 @@ from dataclasses import dataclass
 from therapy_app.asr.recognizer import ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
 from therapy_app.storage.metrics import word_error_rate, words
+from therapy_app.verdict import decide
 
 _LOGGER = logging.getLogger(__name__)
 
-WER_SUCCESS = 0.25
-RANK_MARGIN = 1.0
-TRANSCRIPT_SLACK = 1.2
 PERFECT_MARGIN = 2.0
 
 
@@ -52,7 +47,7 @@ class ScoreResult:
     """Everything measured for one try.
 
     Attributes:
-        success: the verdict of the rule above.
+        success: the verdict of :func:`therapy_app.verdict.decide`.
         stars: 0..3.
         wer: lowest WER against the accepted forms (None when nothing was heard).
         matched: the accepted form that ``wer`` and the scores refer to.
@@ -128,21 +123,6 @@ def stars_for(success: bool, wer: float | None, margin: float | None, cue_level:
     return 1 if wer is not None and wer < 1.0 else 0
 
 
-def decide(
-    wer: float | None,
-    margin: float | None,
-    transcript_gap: float | None,
-) -> tuple[bool, bool]:
-    """The rule: (success by words, success by sound)."""
-    by_words = wer is not None and wer <= WER_SUCCESS
-    by_sound = (
-        margin is not None
-        and margin >= RANK_MARGIN
-        and (transcript_gap is None or transcript_gap >= -TRANSCRIPT_SLACK)
-    )
-    return by_words, by_sound
-
-
 def _per_token(results: list[ScoredCandidate]) -> dict[str, ScoredCandidate]:
     out: dict[str, ScoredCandidate] = {}
     for result in results:
@@ -204,8 +184,8 @@ def score_try(
             )
         if own and own not in forms:
             gap = target_pt - scores[own].logprob_per_token
-    by_words, by_sound = decide(wer, margin, gap)
-    success = by_words or by_sound
+    verdict = decide(wer, margin, gap)
+    by_words, by_sound, success = verdict.by_words, verdict.by_sound, verdict.success
     matched = matched_by_words if by_words or best is None else _plain(best, spoken)
     result = ScoreResult(
         success=success,

@@ -7,8 +7,9 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from therapy_app.storage import rows
-from therapy_app.storage.metrics import SUCCESS_ACCURACY, AttemptMetrics, attempt_metrics
+from therapy_app.storage.metrics import AttemptMetrics, attempt_metrics
 from therapy_app.storage.records import Attempt, AttemptRecord
+from therapy_app.verdict import decide
 
 
 def metrics_for(
@@ -30,11 +31,13 @@ def success_for(given: bool | None, metrics: AttemptMetrics) -> tuple[bool | Non
     """The verdict to store and whether storage derived it.
 
     A verdict given by the caller is kept as is (even after an edit); without
-    one, accuracy >= ``SUCCESS_ACCURACY`` decides when there is a reference.
+    one, the app's single rule (:func:`therapy_app.verdict.decide`) decides from
+    the WER when there is a reference. Only its word part can apply here: the
+    sound part needs the recording and the recogniser.
     """
-    if given is not None or metrics.accuracy is None:
+    if given is not None or metrics.wer is None:
         return given, False
-    return metrics.accuracy >= SUCCESS_ACCURACY, True
+    return decide(metrics.wer).success, True
 
 
 def insert_attempt(db: Database, record: AttemptRecord, created_at: datetime) -> int:

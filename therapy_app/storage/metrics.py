@@ -58,10 +58,6 @@ _AUX_GAP = NEGATION_PARTICLES | frozenset(
 )
 _AUX_WINDOW = 3
 
-SUCCESS_ACCURACY = 0.8
-"""Repetition accuracy from which an attempt counts as a success when the caller
-gives no success flag of its own."""
-
 
 def normalize_text(text: str) -> str:
     """Lower case, NFC, typographic apostrophes and hyphens made plain."""

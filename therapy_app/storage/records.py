@@ -118,8 +118,8 @@ class AttemptRecord:
         repetition_transcript: ASR transcript of the patient repeating it.
         target_score: ASR score of the target given the audio (higher is better).
         target_logprob: log-probability of the target given the audio.
-        success: the caller's verdict; None lets storage derive it from accuracy
-            (``metrics.SUCCESS_ACCURACY``).
+        success: the caller's verdict; None lets storage derive it from the WER
+            with the app's one rule (:func:`therapy_app.verdict.decide`).
         cue_level: cueing help given (0 = none).
         timings: engine timings.
         provider: onnxruntime execution provider that ran ("CPUExecutionProvider").

@@ -1,0 +1,65 @@
+"""One success rule: practice scoring and storage give the same verdict for the same words."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from storage_fixtures import make_record
+
+from therapy_app.practice.scoring import best_wer
+from therapy_app.storage import SessionRepository
+from therapy_app.verdict import decide
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[SessionRepository]:
+    repository = SessionRepository(tmp_path / "data")
+    yield repository
+    repository.close()
+
+
+def test_words_or_sound_decide():
+    assert decide(0.2).success and decide(0.2).by_words and not decide(0.2).by_sound
+    assert not decide(0.5).success
+    assert not decide(None).success
+    assert decide(1.0, 1.5, -0.5).by_sound
+    assert not decide(1.0, 0.8, -0.5).success  # distractor too close
+    assert not decide(1.0, 3.0, -2.0).success  # the patient said something else
+
+
+@pytest.mark.parametrize(
+    ("heard", "success"),
+    [
+        ("le chien dort bien", True),  # one word in four wrong: WER 0.25
+        ("le chien mange bien", False),  # two in four: WER 0.5
+    ],
+)
+def test_storage_derives_the_practice_verdict(
+    repo: SessionRepository, heard: str, success: bool
+) -> None:
+    target = "le chat dort bien"
+    wer, _ = best_wer(heard, [target])
+    assert decide(wer).success is success  # what the patient is told
+    patient = repo.create_patient("Paul")
+    session = repo.start_session(patient.id, "repetition")
+    stored = repo.get_attempt(
+        repo.add_attempt(make_record(session.id, target_text=target, raw_transcript=heard))
+    )
+    # Before: storage said accuracy >= 0.8, so 0.75 was a failure here and a
+    # success on the patient's screen.
+    assert stored.metrics.wer == pytest.approx(wer)
+    assert stored.success is success
+    assert repo.session_history(patient.id)[0].success_rate == float(success)
+
+
+def test_an_edit_is_judged_by_the_same_rule(repo: SessionRepository) -> None:
+    patient = repo.create_patient("Paul")
+    session = repo.start_session(patient.id, "repetition")
+    attempt_id = repo.add_attempt(
+        make_record(session.id, target_text="le chat dort bien", raw_transcript="rien")
+    )
+    assert repo.get_attempt(attempt_id).success is False
+    repo.edit_transcript(attempt_id, "transcript", "le chien dort bien", "ortho")
+    assert repo.get_attempt(attempt_id).success is True

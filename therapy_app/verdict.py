@@ -1,0 +1,66 @@
+"""The one success rule of a try: the words heard, or the recogniser's score of the target.
+
+Every verdict the app shows or stores comes from :func:`decide`: the practice
+scoring (:mod:`therapy_app.practice.scoring`) calls it with every measure,
+storage calls it with the WER alone when an attempt arrives without a verdict,
+and the therapist's history and charts only read stored verdicts.
+
+1. **Words.** ``WER <= WER_SUCCESS`` (0.25: one word in four may be wrong),
+   the WER taken on :func:`therapy_app.storage.metrics.words` of both texts.
+2. **Sound.** The best accepted form beats the best distractor by at least
+   ``RANK_MARGIN`` nats per token **and** is within ``TRANSCRIPT_SLACK`` of the
+   recogniser's own free transcript (so an unrelated utterance cannot pass just
+   because every distractor is worse). Needs the audio: storage cannot apply it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WER_SUCCESS = 0.25
+RANK_MARGIN = 1.0
+TRANSCRIPT_SLACK = 1.2
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of the rule for one try.
+
+    Attributes:
+        by_words: the WER rule holds.
+        by_sound: the score rule holds.
+    """
+
+    by_words: bool
+    by_sound: bool
+
+    @property
+    def success(self) -> bool:
+        """The try counts as right: either rule holds."""
+        return self.by_words or self.by_sound
+
+
+def decide(
+    wer: float | None,
+    margin: float | None = None,
+    transcript_gap: float | None = None,
+) -> Verdict:
+    """Apply the rule.
+
+    Args:
+        wer: lowest WER against the accepted forms; None when nothing was heard.
+        margin: target score minus the best distractor's (nats per token);
+            None when the sound was not scored.
+        transcript_gap: target score minus the free transcript's; None when
+            there is no transcript to compare with.
+
+    Returns:
+        Which rule(s) hold.
+    """
+    by_words = wer is not None and wer <= WER_SUCCESS
+    by_sound = (
+        margin is not None
+        and margin >= RANK_MARGIN
+        and (transcript_gap is None or transcript_gap >= -TRANSCRIPT_SLACK)
+    )
+    return Verdict(by_words=by_words, by_sound=by_sound)
