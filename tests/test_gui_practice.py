@@ -122,12 +122,15 @@ def test_free_speech_loop_by_keyboard(open_window, patient, speech_queue, gui_re
     driver.wait_state(State.IDLE)
     assert screen.invitation.isVisible() and not screen.choices
 
-    attempts = gui_repository.list_attempts(session_id=session_id)
-    assert len(attempts) == 1
-    record = attempts[0].record
-    assert record.kind == "free_speech" and record.chosen_sentence == chosen
-    assert "boulangerie" in record.raw_transcript.lower()
-    assert record.repetition_transcript and record.success is True
+    driver.qtbot.waitUntil(
+        lambda: len(gui_repository.list_attempts(session_id=session_id)) == 2, timeout=10_000
+    )
+    utterance, repetition = gui_repository.list_attempts(session_id=session_id)
+    assert utterance.record.kind == "free_speech" and utterance.record.chosen_sentence == chosen
+    assert "boulangerie" in utterance.record.raw_transcript.lower()
+    assert utterance.success is None  # the verdict is the repetition's
+    assert repetition.record.kind == "repetition" and repetition.record.target_text == chosen
+    assert repetition.success is True and gui_repository.verify_recording(repetition)
 
 
 def test_completion_item(open_window, patient, speech_queue, gui_repository):

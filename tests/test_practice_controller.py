@@ -109,6 +109,13 @@ def test_repetition_failure_gives_a_cue_then_success_is_stored(
     assert repository.get_session(controller.session_id).ended_at is not None
 
 
+def _utterance_to_proposals(controller, spoken: SpokenClips, events: list) -> Corrected:
+    spoken.say("telegraphic_02.wav")  # "femme manger pomme"
+    controller.toggle_recording()
+    assert controller.state is State.REVIEWING
+    return [e for e in events if isinstance(e, Corrected)][-1]
+
+
 def test_free_speech_loop_stores_utterance_choice_and_repetition(
     services: SpeechServices, spoken: SpokenClips, repository
 ):
@@ -117,14 +124,11 @@ def test_free_speech_loop_stores_utterance_choice_and_repetition(
     controller.begin()
     assert controller.state is State.IDLE
 
-    spoken.say("telegraphic_02.wav")  # "femme manger pomme"
-    controller.toggle_recording()
+    corrected = _utterance_to_proposals(controller, spoken, events)
     heard = next(e for e in events if isinstance(e, Heard))
     assert "pomme" in heard.text.lower() and not heard.is_repetition
-    corrected = next(e for e in events if isinstance(e, Corrected))
     assert 1 <= len(corrected.proposals) <= 3
     assert corrected.corrected is (services.corrector is not None)
-    assert controller.state is State.REVIEWING
 
     assert controller.confirm()  # Enter: the first proposal
     chosen = corrected.proposals[0].text
@@ -137,15 +141,79 @@ def test_free_speech_loop_stores_utterance_choice_and_repetition(
     assert not [e for e in events if isinstance(e, ErrorOccurred)]
 
     stored = repository.list_attempts(session_id=controller.session_id)
-    assert len(stored) == 1
+    assert [a.record.kind for a in stored] == ["free_speech", "repetition"]
+    utterance, repetition = stored
+    assert utterance.record.chosen_sentence == chosen
+    assert "pomme" in utterance.record.raw_transcript.lower()
+    assert utterance.record.timings is not None and utterance.record.timings.asr_s > 0
+    assert utterance.metrics.word_count >= 3
+    # The utterance came before the choice: it is not a try at it.
+    assert utterance.success is None and utterance.metrics.wer is None
+    assert repetition.record.target_text == chosen and repetition.success is True
+    assert repetition.record.raw_transcript and repetition.record.cue_level == 0
+    assert repository.verify_recording(utterance) and repository.verify_recording(repetition)
+    assert utterance.record.recording_path != repetition.record.recording_path
+
+
+def test_leaving_the_proposals_stores_no_choice_and_no_score(
+    services: SpeechServices, spoken: SpokenClips, repository
+):
+    events: list = []
+    controller = _controller(ExerciseKind.FREE_SPEECH, services, repository, events)
+    controller.begin()
+    corrected = _utterance_to_proposals(controller, spoken, events)
+    assert corrected.proposals
+    assert controller.next_item()  # "Suivant" without choosing
+    assert controller.state is State.IDLE
+    controller.end()
+
+    stored = repository.list_attempts(session_id=controller.session_id)
+    assert len(stored) == 1  # stored once, not again when leaving
     record = stored[0].record
-    assert record.kind == "free_speech"
-    assert record.chosen_sentence == chosen
-    assert "pomme" in record.raw_transcript.lower()
-    assert record.repetition_transcript
-    assert record.success is True
-    assert record.timings is not None and record.timings.asr_s > 0
-    assert stored[0].metrics.word_count >= 3
+    assert record.kind == "free_speech" and "pomme" in record.raw_transcript.lower()
+    assert record.correction_alternatives or record.correction_best is None
+    # Before: proposal 1 was stored as chosen and the utterance scored against it.
+    assert record.chosen_sentence is None and record.repetition_transcript is None
+    assert stored[0].success is None
+    assert stored[0].metrics.wer is None and stored[0].metrics.accuracy is None
+    summary = repository.session_history(controller.patient_id)[0]
+    assert summary.success_rate is None and summary.mean_wer is None
+
+
+def test_every_free_speech_try_is_stored_with_its_recording(
+    services: SpeechServices, spoken: SpokenClips, repository
+):
+    events: list = []
+    controller = _controller(ExerciseKind.FREE_SPEECH, services, repository, events)
+    controller.begin()
+    corrected = _utterance_to_proposals(controller, spoken, events)
+    assert controller.choose(0)
+    chosen = corrected.proposals[0].text
+
+    spoken.say("word_01.wav")  # "pomme": a miss, a cue follows
+    controller.toggle_recording()
+    assert [e for e in events if isinstance(e, Feedback)][-1].success is False
+    assert controller.state is State.AWAITING_REPETITION
+    spoken.say_clip(services.synthesizer.synthesize(chosen))
+    controller.toggle_recording()
+    assert [e for e in events if isinstance(e, Feedback)][-1].success is True
+    controller.end()
+
+    stored = repository.list_attempts(session_id=controller.session_id)
+    assert [a.record.kind for a in stored] == ["free_speech", "repetition", "repetition"]
+    utterance, miss, hit = stored
+    assert [miss.success, hit.success] == [False, True]
+    assert [miss.record.cue_level, hit.record.cue_level] == [0, 1]
+    repetitions_heard = [e.text for e in events if isinstance(e, Heard) and e.is_repetition]
+    assert [miss.record.raw_transcript, hit.record.raw_transcript] == repetitions_heard
+    assert miss.record.raw_transcript  # "Poon."
+    assert all(a.record.target_text == chosen for a in (miss, hit))
+    assert all(repository.verify_recording(a) for a in stored)
+    assert len({a.record.recording_path for a in stored}) == 3
+    summary = repository.session_history(controller.patient_id)[0]
+    assert summary.attempt_count == 3 and summary.success_rate == 0.5
+    # The session's length of utterance is the spontaneous utterance's, not the repetitions'.
+    assert summary.mean_word_count == utterance.metrics.word_count
 
 
 def test_completion_item_is_scored_against_its_answer(

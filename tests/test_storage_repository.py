@@ -247,9 +247,10 @@ def _fill_history(repository: SessionRepository, fake_clock: FakeClock) -> tuple
 def test_session_history(repo: SessionRepository, clock: FakeClock) -> None:
     patient_id, (s1, s2, s3) = _fill_history(repo, clock)
     history = repo.session_history(patient_id)
-    assert [h.session_id for h in history] == [s3, s2, s1]  # newest first
-    empty, free, rep = history
-    assert (empty.attempt_count, empty.success_rate, empty.mean_word_count) == (0, None, None)
+    # Newest first; session 3 has no attempt: it is not history.
+    assert [h.session_id for h in history] == [s2, s1]
+    assert repo.get_session(s3).patient_id == patient_id  # still stored
+    free, rep = history
     assert free.attempt_count == 1 and free.success_rate is None and free.mean_wer is None
     assert free.mean_word_count == 2.0 and free.mean_function_word_ratio == 0.0
     assert free.mean_verb_count == 1.0
@@ -265,6 +266,39 @@ def test_session_history(repo: SessionRepository, clock: FakeClock) -> None:
     assert rep.mean_pause_ratio == pytest.approx(0.375)
     assert rep.mean_words_per_minute == pytest.approx((180 + 80) / 2)
     assert rep.exercise_kind == "repetition"
+
+
+def test_free_speech_utterance_is_not_scored_against_the_chosen_sentence(
+    repo: SessionRepository,
+) -> None:
+    patient = repo.create_patient("Paul")
+    session = repo.start_session(patient.id, "free_speech")
+    utterance = repo.get_attempt(
+        repo.add_attempt(
+            make_record(
+                session.id,
+                kind="free_speech",
+                target_text=None,
+                raw_transcript="femme manger pomme",
+                chosen_sentence="La femme mange une pomme.",
+            )
+        )
+    )
+    assert utterance.metrics.wer is None and utterance.success is None
+    repetition = repo.get_attempt(
+        repo.add_attempt(
+            make_record(
+                session.id,
+                target_text="La femme mange une pomme.",
+                raw_transcript="la femme mange une pomme et une poire",
+            )
+        )
+    )
+    summary = repo.session_history(patient.id)[0]
+    # Language measures are the utterance's (3 words), the verdicts the repetition's.
+    assert summary.mean_word_count == 3.0 and summary.attempt_count == 2
+    assert summary.success_rate == float(repetition.success is True) == 0.0
+    assert [p.value for p in repo.progress(patient.id, "word_count")] == [3.0]
 
 
 def test_progress(repo: SessionRepository, clock: FakeClock) -> None:

@@ -12,7 +12,7 @@ pytest.importorskip("PySide6")
 pytest.register_assert_rewrite("therapist_fixtures")
 
 from PySide6.QtCore import Qt  # noqa: E402
-from therapist_fixtures import SIGNAL_TIMEOUT_MS, USERNAME  # noqa: E402
+from therapist_fixtures import SIGNAL_TIMEOUT_MS, USERNAME, log_in  # noqa: E402
 
 from therapy_app.audio.clip import AudioClip  # noqa: E402
 from therapy_app.audio.wavio import read_wav  # noqa: E402
@@ -99,6 +99,24 @@ def test_history_table_lists_sessions_newest_first(
         "J'ai mal à la tête.",
         "Il fait beau aujourd'hui.",
     ]
+    assert [a[2] for a in attempts] == ["Le chat dort.", "j'ai mal tête", "Il fait beau."]
+
+
+def test_sessions_without_attempts_are_not_listed_nor_opened(
+    qtbot,
+    therapist_repo: SessionRepository,
+    seeded_history: SeededHistory,
+    request: pytest.FixtureRequest,
+) -> None:
+    # Opening an exercise and leaving at once: the newest session has no attempt.
+    empty = therapist_repo.start_session(seeded_history.patient.id, "completion")
+    therapist_repo.end_session(empty.id)
+    therapist_area = request.getfixturevalue("therapist_area")  # after the account exists
+    log_in(qtbot, therapist_area)
+    rows = _table_texts(therapist_area.history.session_view)
+    assert [r[1] for r in rows] == ["Répétition", "Parole libre", "Répétition"]
+    assert "0" not in [r[2] for r in rows]
+    attempts = _table_texts(therapist_area.history.attempt_view)
     assert [a[2] for a in attempts] == ["Le chat dort.", "j'ai mal tête", "Il fait beau."]
 
 

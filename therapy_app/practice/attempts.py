@@ -15,7 +15,7 @@ class TryOutcome:
     """One scored try, before it is stored.
 
     Attributes:
-        kind: the exercise.
+        kind: the kind of try (a free-speech repetition is ``REPETITION``).
         analysis: the recording that was scored (the patient's answer or repetition).
         score: the verdict.
         target: what was expected (the chosen sentence in free speech).
@@ -50,6 +50,9 @@ def item_record(
 ) -> AttemptRecord:
     """Record of a repetition or completion try (its recording is the answer).
 
+    A repetition try of a sentence chosen in free speech is a repetition
+    record too (``outcome.kind`` is ``REPETITION``), in the free-speech session.
+
     ``target_score`` is the mean log-probability per token of the best
     accepted form (higher is better); ``target_logprob`` its total.
     """
@@ -73,19 +76,20 @@ def free_speech_record(
     session_id: int,
     utterance: Analysis,
     correction: CorrectionResult,
-    chosen: str,
-    outcome: TryOutcome | None,
+    chosen: str | None,
     provider: str,
     model_versions: dict[str, str],
 ) -> AttemptRecord:
-    """Record of one free-speech cycle; its recording is the spontaneous utterance.
+    """Record of one free-speech utterance; its recording is the spontaneous utterance.
 
     The utterance is what the language metrics (words, function words, rate)
-    describe; the repetition's transcript and score are stored beside it.
-    ``outcome`` is None when the patient moved on before repeating.
+    describe. ``chosen`` is the proposal the patient picked, None when they
+    left the proposals without choosing: nothing is invented then. The
+    repetition tries of the chosen sentence are stored as their own
+    repetition attempts (:func:`item_record`), each with its recording; this
+    record carries no verdict of its own.
     """
     best = correction.correction.best if correction.correction is not None else None
-    score = outcome.score if outcome is not None else None
     return AttemptRecord(
         session_id=session_id,
         kind=ExerciseKind.FREE_SPEECH.value,
@@ -94,15 +98,9 @@ def free_speech_record(
         if correction.correction is not None
         else [],
         chosen_sentence=chosen,
-        repetition_transcript=outcome.analysis.transcript.text if outcome else None,
-        target_score=score.target_per_token if score else None,
-        target_logprob=score.target_logprob if score else None,
-        success=score.success if score else None,
-        cue_level=outcome.cue_level if outcome else None,
         timings=StepTimings(
             asr_s=utterance.asr_s,
             correct_s=correction.seconds if correction.correction is not None else None,
-            tts_s=outcome.tts_s if outcome else None,
         ),
         provider=provider,
         model_versions=dict(model_versions),

@@ -118,7 +118,8 @@ class PracticeController:
         self._correction: steps.CorrectionResult | None = None
         self._chosen: str | None = None
         self._last_outcome: attempts.TryOutcome | None = None
-        self._cycle_saved = True
+        self._cycle_saved = True  # the utterance's record is stored (or queued)
+        self._cycle_finished = False  # the chosen sentence's last try is over
         self._level = self.settings.repetition_level
 
     # ----- observation -------------------------------------------------------
@@ -409,7 +410,7 @@ class PracticeController:
             return False
         if self._state is State.FEEDBACK and self._last_outcome is not None:
             # After the cycle ended the next recording is a new utterance.
-            return not self._cycle_saved and not self._last_outcome.score.success
+            return not self._cycle_finished
         return self._state in (State.AWAITING_REPETITION, State.SPEAKING)
 
     def stop_recording(self) -> bool:
@@ -478,6 +479,7 @@ class PracticeController:
         self._chosen = None
         self._item = None
         self._last_outcome = None
+        self._cycle_finished = False
         self._cue = Cue(0, "", "", "", cues.NORMAL_RATE_WPM)
         self._rest_state = State.IDLE
         if not self._state.busy and self._state is not State.RECORDING:
@@ -503,6 +505,7 @@ class PracticeController:
         if not 0 <= index < len(self._correction.proposals):
             return False
         self._chosen = self._correction.proposals[index].text
+        self._save_cycle()  # the utterance and the choice, before any repetition try
         self._item = items.free_speech_item(self._chosen, self.content)
         self._emit(ItemPresented(self.kind, self._chosen, self._chosen, 0, 0, 1))
         self._rest_state = State.AWAITING_REPETITION
@@ -522,23 +525,22 @@ class PracticeController:
         item = self._item
         assert item is not None
         level = self._cue.level
-        outcome = attempts.TryOutcome(self.kind, analysis, result, item.target, level, self._tts_s)
+        # A free-speech try repeats the chosen sentence: stored as a repetition.
+        kind = ExerciseKind.REPETITION if self.kind is ExerciseKind.FREE_SPEECH else self.kind
+        outcome = attempts.TryOutcome(kind, analysis, result, item.target, level, self._tts_s)
         self._last_outcome = outcome
         finished = result.success or level >= cues.MAX_CUE_LEVEL
+        self._cycle_finished = finished
         if result.success:
             message = PRAISE.get(result.stars, PRAISE[2])
         else:
             message = MOVE_ON if finished else TRY_AGAIN
-        if self.kind is ExerciseKind.FREE_SPEECH:
-            if finished:
-                self._save_cycle()
-        else:
-            self._store.save(
-                lambda session_id: attempts.item_record(
-                    session_id, outcome, self.services.provider, self.services.model_versions
-                ),
-                outcome.analysis.clip,
-            )
+        self._store.save(
+            lambda session_id: attempts.item_record(
+                session_id, outcome, self.services.provider, self.services.model_versions
+            ),
+            outcome.analysis.clip,
+        )
         self._emit(
             Feedback(
                 result.success,
@@ -559,13 +561,15 @@ class PracticeController:
             self._give(cue)
 
     def _save_cycle(self) -> None:
-        """Store the free-speech cycle once (after the last try, or when moving on)."""
+        """Store the free-speech utterance once: when a proposal is chosen, or when leaving.
+
+        Leaving the proposals without choosing stores no chosen sentence (and
+        so no repetition score): nothing is invented.
+        """
         if self._cycle_saved or self._utterance is None or self._correction is None:
             return
         self._cycle_saved = True
-        utterance, correction = self._utterance, self._correction
-        chosen = self._chosen or (correction.proposals[0].text if correction.proposals else "")
-        outcome = self._last_outcome
+        utterance, correction, chosen = self._utterance, self._correction, self._chosen
 
         def build(session_id: int) -> AttemptRecord:
             return attempts.free_speech_record(
@@ -573,7 +577,6 @@ class PracticeController:
                 utterance,
                 correction,
                 chosen,
-                outcome,
                 self.services.provider,
                 self.services.model_versions,
             )

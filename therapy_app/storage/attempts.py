@@ -15,15 +15,23 @@ from therapy_app.verdict import decide
 def metrics_for(
     record: AttemptRecord, edited: str | None = None, edited_repetition: str | None = None
 ) -> AttemptMetrics:
-    """Metrics of an attempt from its transcripts in force (edits first)."""
+    """Metrics of an attempt from its transcripts in force (edits first).
+
+    A free-speech utterance is never scored against the sentence chosen after
+    it: only a repetition of that sentence is.
+    """
+    repetition = (
+        edited_repetition if edited_repetition is not None else record.repetition_transcript
+    )
+    reference = record.reference
+    if record.kind == "free_speech" and repetition is None:
+        reference = None
     return attempt_metrics(
         utterance=edited if edited is not None else record.raw_transcript,
         duration_s=record.duration_s,
         pause_ratio=record.pause_ratio,
-        reference=record.reference,
-        repetition=(
-            edited_repetition if edited_repetition is not None else record.repetition_transcript
-        ),
+        reference=reference,
+        repetition=repetition,
     )
 
 

@@ -11,15 +11,23 @@ from sqlite_utils import Database
 from therapy_app.storage.records import METRIC_NAMES, ProgressPoint, SessionSummary
 from therapy_app.storage.rows import from_db_time
 
-# Metric name -> per-session aggregate over attempts ``a``. AVG skips NULLs, so
-# each mean is over the attempts where the metric is defined; success_rate is
-# successes / attempts with a verdict.
+
+def _own_speech(column: str) -> str:
+    # Language measures describe the session's own kind of speech: in free
+    # speech the spontaneous utterances, not the repetitions of chosen sentences
+    # stored beside them.
+    return f"AVG(CASE WHEN a.kind = s.exercise_kind THEN a.{column} END)"
+
+
+# Metric name -> per-session aggregate over attempts ``a`` of session ``s``. AVG
+# skips NULLs, so each mean is over the attempts where the metric is defined;
+# success_rate is successes / attempts with a verdict.
 _METRIC_SQL: dict[str, str] = {
-    "word_count": "AVG(a.word_count)",
-    "function_word_ratio": "AVG(a.function_word_ratio)",
-    "verb_count": "AVG(a.verb_count)",
-    "words_per_minute": "AVG(a.words_per_minute)",
-    "pause_ratio": "AVG(a.pause_ratio)",
+    "word_count": _own_speech("word_count"),
+    "function_word_ratio": _own_speech("function_word_ratio"),
+    "verb_count": _own_speech("verb_count"),
+    "words_per_minute": _own_speech("words_per_minute"),
+    "pause_ratio": _own_speech("pause_ratio"),
     "wer": "AVG(a.wer)",
     "accuracy": "AVG(a.accuracy)",
     "target_score": "AVG(a.target_score)",
@@ -68,23 +76,27 @@ def fetch_all(db: Database, sql: str, params: Sequence[Any] = ()) -> list[sqlite
 
 
 def session_history(db: Database, patient_id: int) -> list[SessionSummary]:
-    """One summary per session of the patient, newest first."""
+    """One summary per session of the patient that has attempts, newest first.
+
+    A session left without any attempt (opened, then closed) is not history.
+    """
+    # The expressions come from the fixed table above, never from input.
     rows = fetch_all(
         db,
-        """
+        f"""
         SELECT s.id, s.started_at, s.ended_at, s.exercise_kind,
                COUNT(a.id) AS attempt_count,
                COALESCE(SUM(a.success), 0) AS success_count,
                AVG(a.success) AS success_rate,
-               AVG(a.word_count) AS mean_word_count,
-               AVG(a.function_word_ratio) AS mean_function_word_ratio,
-               AVG(a.verb_count) AS mean_verb_count,
-               AVG(a.words_per_minute) AS mean_words_per_minute,
-               AVG(a.pause_ratio) AS mean_pause_ratio,
+               {_METRIC_SQL["word_count"]} AS mean_word_count,
+               {_METRIC_SQL["function_word_ratio"]} AS mean_function_word_ratio,
+               {_METRIC_SQL["verb_count"]} AS mean_verb_count,
+               {_METRIC_SQL["words_per_minute"]} AS mean_words_per_minute,
+               {_METRIC_SQL["pause_ratio"]} AS mean_pause_ratio,
                AVG(a.wer) AS mean_wer,
                AVG(a.accuracy) AS mean_accuracy
         FROM sessions AS s
-        LEFT JOIN attempts AS a ON a.session_id = s.id
+        JOIN attempts AS a ON a.session_id = s.id
         WHERE s.patient_id = ?
         GROUP BY s.id
         ORDER BY s.started_at DESC, s.id DESC
