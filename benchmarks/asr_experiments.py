@@ -16,7 +16,6 @@ fp32 and int8 graphs in ``build/cache/whisper-base-onnx/``. Writes
 from __future__ import annotations
 
 import argparse
-import ctypes
 import importlib.util
 import json
 import logging
@@ -36,6 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from models.halting.voices import deterministic_pico  # noqa: E402, F401 (re-exported)
 from therapy_app.asr.config import WhisperConfig  # noqa: E402
 from therapy_app.asr.onnx_whisper import WhisperOnnx  # noqa: E402
 from therapy_app.asr.recognizer import (  # noqa: E402
@@ -179,23 +179,6 @@ def corpus(heldout: bool = False) -> list[Utterance]:
             speed = 1.0 if i % 2 == 0 else 0.8
             items.append(Utterance(f"{category}_{i:03d}", category, text, markup, speed))
     return items
-
-
-def deterministic_pico() -> object:
-    """A Pico engine whose output depends only on its input.
-
-    py-nanotts mallocs Pico's working memory on every call and Pico reads some of
-    it before writing it, so output varies with whatever the heap held. A fixed
-    mmap threshold makes glibc serve that block from fresh (zeroed) pages.
-    """
-    if platform.system() == "Linux":
-        try:
-            ctypes.CDLL("libc.so.6").mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
-        except (OSError, AttributeError):
-            _LOGGER.warning("cannot fix malloc: TTS output may vary between runs")
-    from py_nanotts import NanoTTS
-
-    return NanoTTS()
 
 
 def synthesize(engine: object, utt: Utterance) -> AudioClip:

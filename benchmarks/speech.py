@@ -14,7 +14,6 @@ import argparse
 import json
 import platform
 import resource
-import statistics
 import sys
 import time
 from dataclasses import asdict, replace

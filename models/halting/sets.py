@@ -79,6 +79,8 @@ def build_set(
     out = []
     for k, idx in enumerate(chosen):
         item = items[idx]
-        utt = speak_halting(item.uid, item.src, rotation[k], bins[(k + k // 4) % len(bins)], seed=split)
+        utt = speak_halting(
+            item.uid, item.src, rotation[k], bins[(k + k // 4) % len(bins)], seed=split
+        )
         out.append((item, utt))
     return out

@@ -65,9 +65,12 @@ def all_voices() -> list[VoiceSpec]:
 
 
 @functools.cache
-def _pico() -> object:
-    # py-nanotts reads uninitialised heap memory: a fixed mmap threshold makes glibc
-    # hand it zeroed pages, so the same text always gives the same audio.
+def deterministic_pico() -> object:
+    """A Pico engine whose output depends only on its input.
+
+    py-nanotts reads uninitialised heap memory: a fixed mmap threshold makes glibc
+    hand it zeroed pages, so the same text always gives the same audio.
+    """
     if platform.system() == "Linux":
         try:
             ctypes.CDLL("libc.so.6").mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
@@ -79,7 +82,7 @@ def _pico() -> object:
 
 
 def _pico_render(text: str, speed: float) -> np.ndarray:
-    pcm = _pico().speak(text, voice="fr-FR", speed=speed, volume=0.7)  # type: ignore[attr-defined]
+    pcm = deterministic_pico().speak(text, voice="fr-FR", speed=speed, volume=0.7)  # type: ignore[attr-defined]
     return np.frombuffer(pcm, "<i2").astype(np.float32) / 32768.0
 
 
