@@ -246,3 +246,93 @@ def test_silence_is_not_an_attempt(services: SpeechServices, spoken: SpokenClips
     controller.toggle_recording()
     assert controller.state is State.IDLE
     assert not repository.list_attempts(session_id=controller.session_id)
+
+
+def _halting_clip():
+    """ "Bonjour", a 2.5 s word-finding pause, "pomme" (committed recordings)."""
+    from practice_fixtures import SPEECH_DIR
+
+    from therapy_app.audio.clip import AudioClip
+    from therapy_app.audio.wavio import read_wav
+
+    first = read_wav(SPEECH_DIR / "word_04.wav")
+    second = read_wav(SPEECH_DIR / "word_01.wav")
+    return first, AudioClip.concatenate([first, AudioClip.silence(2.5), second])
+
+
+@pytest.mark.parametrize(
+    ("trailing_silence_ms", "cut_off"),
+    [(None, False), (1800, True)],  # the default; the old default cut at the pause
+)
+def test_a_word_finding_pause_does_not_end_the_recording(
+    services: SpeechServices, spoken: SpokenClips, repository, trailing_silence_ms, cut_off
+):
+    from therapy_app.practice.controller import PracticeSettings
+
+    first, halting = _halting_clip()
+    settings = (
+        PracticeSettings()
+        if trailing_silence_ms is None
+        else PracticeSettings(trailing_silence_ms=trailing_silence_ms)
+    )
+    events: list = []
+    patient = repository.create_patient("Jeanne Martin")
+    controller = PracticeController(
+        ExerciseKind.FREE_SPEECH,
+        services,
+        repository,
+        patient.id,
+        InlineScheduler(),
+        None,
+        settings,
+    )
+    controller.subscribe(events.append)
+    controller.begin()
+    spoken.say_clip(halting)
+    controller.toggle_recording()
+    heard = next(e for e in events if isinstance(e, Heard))
+    # The stored clip runs from the first to the last speech heard.
+    if cut_off:
+        assert heard.duration_s < first.duration + 1.0
+    else:
+        assert heard.duration_s > first.duration + 2.5
+
+
+def test_the_patient_ends_the_recording_explicitly(
+    services: SpeechServices, repository, silent_player: SilentPlayer
+):
+    import threading
+
+    from practice_fixtures import shared_engines
+
+    from therapy_app import pause_tolerance
+    from therapy_app.audio.recorder import FileAudioSource, Recorder, StopReason
+    from therapy_app.practice.controller import PracticeSettings
+    from therapy_app.practice.services import assemble
+
+    first, halting = _halting_clip()
+    # Real time, as from a microphone that stays open: only the patient can end it.
+    source = FileAudioSource(halting, realtime=True, trailing_silence_s=30.0)
+    recorder = Recorder(source)
+    live = assemble(dict(shared_engines()), recorder_factory=lambda: recorder, player=silent_player)
+    events: list = []
+    patient = repository.create_patient("Jeanne Martin")
+    # The longest tolerance: only the patient's key can end this recording early.
+    settings = PracticeSettings(trailing_silence_ms=pause_tolerance.MAX_MS)
+    controller = PracticeController(
+        ExerciseKind.FREE_SPEECH, live, repository, patient.id, InlineScheduler(), None, settings
+    )
+    controller.subscribe(events.append)
+    controller.begin()
+    # Space again once both words are said (InlineScheduler: recording blocks this thread).
+    timer = threading.Timer(halting.duration + 0.5, controller.stop_recording)
+    timer.start()
+    try:
+        assert controller.toggle_recording()
+    finally:
+        timer.cancel()
+    assert recorder.stop_reason is StopReason.MANUAL
+    assert recorder.elapsed < halting.duration + 2.0
+    heard = next(e for e in events if isinstance(e, Heard))
+    assert heard.duration_s > first.duration + 2.5
+    assert controller.state is State.REVIEWING

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from storage_fixtures import FakeClock, make_clip, make_record
 
+from therapy_app import pause_tolerance
 from therapy_app.storage import (
     EXPORT_COLUMNS,
     METRIC_NAMES,
@@ -45,6 +46,20 @@ def test_patients(repo: SessionRepository) -> None:
         repo.get_patient(999)
     with pytest.raises(ValueError):
         repo.create_patient("   ")
+
+
+def test_pause_tolerance_is_stored_per_patient(repo: SessionRepository) -> None:
+    jeanne, paul = repo.create_patient("Jeanne"), repo.create_patient("Paul")
+    assert jeanne.pause_tolerance_ms == pause_tolerance.DEFAULT_MS >= 3000
+    assert repo.set_pause_tolerance(jeanne.id, 6000).pause_tolerance_ms == 6000
+    assert repo.get_patient(jeanne.id).pause_tolerance_ms == 6000
+    assert repo.get_patient(paul.id).pause_tolerance_ms == pause_tolerance.DEFAULT_MS
+    assert [p.pause_tolerance_ms for p in repo.list_patients()] == [6000, 3500]
+    with pytest.raises(ValueError):
+        repo.set_pause_tolerance(jeanne.id, 200)  # would cut every patient off
+    with pytest.raises(KeyError):
+        repo.set_pause_tolerance(999, 4000)
+    assert repo.get_patient(jeanne.id).pause_tolerance_ms == 6000
 
 
 def test_sessions(repo: SessionRepository, clock: FakeClock) -> None:

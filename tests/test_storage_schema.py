@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from storage_fixtures import FakeClock, make_clip, make_record
 
+from therapy_app import pause_tolerance
 from therapy_app.errors import TherapyAppError
 from therapy_app.storage import (
     SCHEMA_VERSION,
@@ -129,6 +130,8 @@ def test_v1_data_survives_migration_to_latest(tmp_path: Path) -> None:
         assert attempt.record.correction_alternatives[0].text == "le chat dort"
         assert attempt.record.timings is not None and attempt.record.timings.asr_s == 0.5
         assert [s.attempt_count for s in repository.session_history(1)] == [1]
+        # v3: an existing patient gets the generous default pause tolerance.
+        assert repository.get_patient(1).pause_tolerance_ms == pause_tolerance.DEFAULT_MS
         # v2 features work on v1 rows.
         edited = repository.edit_transcript(42, "transcript", "le chat noir", "ortho")
         assert edited.record.raw_transcript == "le chat"

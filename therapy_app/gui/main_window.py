@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -243,6 +244,11 @@ class MainWindow(QMainWindow):
         if self.services is None or self.patient is None:
             return None
         self._leave_practice()
+        # The patient's own pause tolerance ends their recordings (issue 10).
+        settings = replace(
+            self.settings or PracticeSettings(),
+            trailing_silence_ms=self.patient.pause_tolerance_ms,
+        )
         controller = PracticeController(
             kind,
             self.services,
@@ -250,7 +256,7 @@ class MainWindow(QMainWindow):
             self.patient.id,
             self.runner,
             self.content,
-            self.settings,
+            settings,
         )
         screen = SCREENS[kind](controller)
         self.practice = screen

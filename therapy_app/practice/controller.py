@@ -56,7 +56,8 @@ class PracticeSettings:
         max_seconds: longest recording (one recogniser window).
         no_speech_timeout_s: stop listening when nothing is said for this long;
             generous because starting to speak is hard in Broca's aphasia.
-        trailing_silence_ms: silence that ends an utterance.
+        trailing_silence_ms: silence that ends an utterance (the patient's own
+            ``Patient.pause_tolerance_ms`` in the app); Space or the button ends it sooner.
         repetition_level: first repetition level (1..3).
         completion_level: completion level, None for all items.
     """

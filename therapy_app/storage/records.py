@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from therapy_app import pause_tolerance
 from therapy_app.storage.metrics import AttemptMetrics
 
 ExerciseKind = Literal["free_speech", "repetition", "completion"]
@@ -48,6 +49,8 @@ class Patient:
         initials: one to three letters for the avatar.
         avatar_colour: "#rrggbb".
         created_at: UTC time the patient was added.
+        pause_tolerance_ms: silence that ends the patient's recordings
+            (``therapy_app.pause_tolerance``).
     """
 
     id: int
@@ -55,6 +58,7 @@ class Patient:
     initials: str
     avatar_colour: str
     created_at: datetime
+    pause_tolerance_ms: int = pause_tolerance.DEFAULT_MS
 
 
 @dataclass(frozen=True)

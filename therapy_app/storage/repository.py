@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from therapy_app import pause_tolerance
 from therapy_app.audio.clip import AudioClip
 from therapy_app.paths import ensure_private_dir, user_data_dir
 from therapy_app.storage import accounts, attempts, queries, rows
@@ -192,6 +193,22 @@ class SessionRepository:
             return rows.patient_from_row(
                 self._fetch_one("SELECT * FROM patients WHERE id = ?", (patient_id,), "patient")
             )
+
+    def set_pause_tolerance(self, patient_id: int, milliseconds: int) -> Patient:
+        """Store how long ``patient_id`` may pause before a recording ends.
+
+        Raises:
+            ValueError: outside ``pause_tolerance.MIN_MS``..``MAX_MS``.
+            KeyError: unknown patient.
+        """
+        value = pause_tolerance.checked(milliseconds)
+        with self.transaction("saving a patient setting"):
+            found = self._db.execute(
+                "UPDATE patients SET pause_tolerance_ms = ? WHERE id = ?", (value, patient_id)
+            ).rowcount
+        if not found:
+            raise KeyError(f"no patient {patient_id}")
+        return self.get_patient(patient_id)
 
     def list_patients(self) -> list[Patient]:
         """All patients by name."""

@@ -72,6 +72,7 @@ def patient_from_row(row: Row) -> Patient:
         initials=row["initials"],
         avatar_colour=row["avatar_colour"],
         created_at=_required_time(row["created_at"]),
+        pause_tolerance_ms=row["pause_tolerance_ms"],
     )
 
 

@@ -15,6 +15,7 @@ import logging
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from therapy_app import pause_tolerance
 from therapy_app.storage.database import transaction
 from therapy_app.storage.errors import DatabaseVersionError
 
@@ -133,6 +134,17 @@ def m002_transcript_edits_and_indexes(db: Database) -> None:
     db.table("attempts").create_index(["session_id", "created_at"], "idx_attempts_session")
     db.table("transcript_edits").create_index(["attempt_id"], "idx_transcript_edits_attempt")
     _set_version(db, 2)
+
+
+@MIGRATIONS()
+def m003_patient_pause_tolerance(db: Database) -> None:
+    """v3: each patient's end-of-speech silence (word-finding pauses differ between patients)."""
+    db.execute(
+        "ALTER TABLE patients ADD COLUMN pause_tolerance_ms INTEGER NOT NULL"
+        f" DEFAULT {pause_tolerance.DEFAULT_MS}"
+        f" CHECK (pause_tolerance_ms BETWEEN {pause_tolerance.MIN_MS} AND {pause_tolerance.MAX_MS})"
+    )
+    _set_version(db, 3)
 
 
 SCHEMA_VERSION = len(MIGRATIONS._migrations)  # noqa: SLF001 - no public count in sqlite-utils

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from therapy_app import model_store
+from therapy_app import model_store, pause_tolerance
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.audio.resample import resample
 from therapy_app.errors import ModelInvalidError, ModelMissingError
@@ -21,8 +21,9 @@ WINDOW = 512  # samples per model call at 16 kHz (32 ms)
 CONTEXT = 64  # samples of the previous window the model expects in front of each window
 WINDOW_S = WINDOW / SAMPLE_RATE
 # Aphasic speakers pause long between words (word-finding): a short trailing
-# silence would cut them off mid-sentence.
-DEFAULT_TRAILING_SILENCE_MS = 1800
+# silence would cut them off mid-sentence. Each patient's own value is stored
+# with the patient (therapy_app.pause_tolerance, issue 10).
+DEFAULT_TRAILING_SILENCE_MS = pause_tolerance.DEFAULT_MS
 
 
 @dataclass(frozen=True)
