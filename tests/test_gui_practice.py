@@ -155,3 +155,12 @@ def test_completion_item(open_window, patient, speech_queue, gui_repository):
     attempts = gui_repository.list_attempts(session_id=controller.session_id)
     assert attempts[-1].record.kind == ExerciseKind.COMPLETION.value
     assert attempts[-1].record.target_text == "bonjour" and attempts[-1].success
+
+
+def test_the_patient_pause_tolerance_ends_their_recordings(open_window, patient, gui_repository):
+    gui_repository.set_pause_tolerance(patient.id, 6000)  # set by the therapist
+    driver = _ready_at_chooser(open_window)
+    driver.key(Qt.Key.Key_1)
+    driver.wait_screen("free_speech")
+    driver.follow()
+    assert driver.screen.controller.settings.trailing_silence_ms == 6000

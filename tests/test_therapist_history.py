@@ -14,6 +14,7 @@ pytest.register_assert_rewrite("therapist_fixtures")
 from PySide6.QtCore import Qt  # noqa: E402
 from therapist_fixtures import SIGNAL_TIMEOUT_MS, USERNAME, log_in  # noqa: E402
 
+from therapy_app import pause_tolerance  # noqa: E402
 from therapy_app.audio.clip import AudioClip  # noqa: E402
 from therapy_app.audio.wavio import read_wav  # noqa: E402
 from therapy_app.errors import AudioDeviceError  # noqa: E402
@@ -270,3 +271,25 @@ def test_play_without_speaker_says_so_in_french(
         unlocked_area.detail.play_button.click()
     assert b.args == [error.french()]
     assert unlocked_area.detail.play_button.isEnabled()
+
+
+def test_pause_tolerance_is_set_per_patient(
+    qtbot, unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded_history
+) -> None:
+    settings = unlocked_area.patient_settings
+    assert settings.isEnabled()
+    assert settings.pause.value() == pause_tolerance.DEFAULT_MS / 1000
+    settings.pause.setFocus()
+    settings.pause.setValue(6.0)
+    with qtbot.waitSignal(settings.saved, timeout=SIGNAL_TIMEOUT_MS) as saved:
+        settings.pause.editingFinished.emit()
+    assert saved.args[0].pause_tolerance_ms == 6000
+    assert therapist_repo.get_patient(seeded_history.patient.id).pause_tolerance_ms == 6000
+    assert therapist_repo.get_patient(seeded_history.other.id).pause_tolerance_ms == 3500
+    # Another patient shows their own value; back to the first shows the saved one.
+    with qtbot.waitSignal(unlocked_area.history.attempts_loaded, timeout=SIGNAL_TIMEOUT_MS):
+        unlocked_area.select_patient(seeded_history.other.id)
+    assert settings.pause.value() == 3.5
+    with qtbot.waitSignal(unlocked_area.history.attempts_loaded, timeout=SIGNAL_TIMEOUT_MS):
+        unlocked_area.select_patient(seeded_history.patient.id)
+    assert settings.pause.value() == 6.0

@@ -26,6 +26,7 @@ from therapy_app.gui.therapist.charts import ProgressPanel
 from therapy_app.gui.therapist.exports_panel import ExportPanel
 from therapy_app.gui.therapist.history import HistoryPanel
 from therapy_app.gui.therapist.login import LoginPage
+from therapy_app.gui.therapist.patient_settings import PatientSettings
 from therapy_app.gui.therapist.style import apply_style, set_role
 from therapy_app.storage import Patient, SessionRepository
 
@@ -139,6 +140,8 @@ class TherapistArea(QWidget):
         self.detail = AttemptDetail(repository, self._runner, lambda: self._username or "")
         self.progress = ProgressPanel(repository, self._runner)
         self.exports = ExportPanel(repository, self._runner)
+        self.patient_settings = PatientSettings(repository, self._runner)
+        self.patient_settings.saved.connect(self._on_patient_saved)
 
         self.patient_list = QListWidget()
         self.patient_list.setIconSize(QSize(36, 36))
@@ -179,7 +182,8 @@ class TherapistArea(QWidget):
         patients_title = QLabel("Patients")
         set_role(patients_title, "section")
         patients_layout.addWidget(patients_title)
-        patients_layout.addWidget(self.patient_list)
+        patients_layout.addWidget(self.patient_list, 1)
+        patients_layout.addWidget(self.patient_settings)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(patients_box)
         splitter.addWidget(self.tabs)
@@ -309,6 +313,7 @@ class TherapistArea(QWidget):
         self.history.clear()
         self.progress.clear()
         self.exports.set_patient(None)
+        self.patient_settings.set_patient(None)
         self._runner.cancel_stale("therapist-patients")
         self._runner.cancel_stale("therapist-export")
         self.patient_list.clear()
@@ -376,6 +381,11 @@ class TherapistArea(QWidget):
         self.history.load_patient(patient.id)
         self.progress.load_patient(patient.id)
         self.exports.set_patient(patient)
+        self.patient_settings.set_patient(patient)
+
+    def _on_patient_saved(self, patient: Patient) -> None:
+        if patient.id in self._patients:
+            self._patients[patient.id] = patient
 
     def open_attempt(self, attempt_id: int) -> None:
         """Show one attempt in the history tab."""
