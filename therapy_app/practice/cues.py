@@ -1,8 +1,10 @@
 """The cueing hierarchy: ever stronger help after each failed try, as a speech therapist gives it.
 
 Repetition (and the free-speech sentence): 0 the sentence at the normal
-therapy pace; 1 again, slower; 2 word by word with pauses; 3 the first word
-is given (written and spoken), the patient says the whole sentence.
+therapy pace (free speech: already slow); 1 again, slower than level 0; 2 word
+by word with pauses; 3 the first word is given (written and spoken), the
+patient says the whole sentence. Each level up to 2 is longer to hear than the
+one before (tests/test_practice_cues.py measures the synthesised clips).
 
 Completion: 0 the cue with its blank; 1 the cue again, slower; 2 the first
 sounds of the answer (phonemic cue); 3 the answer itself, to repeat.
@@ -20,7 +22,8 @@ MAX_CUE_LEVEL = 3
 
 NORMAL_RATE_WPM = 120.0
 SLOW_RATE_WPM = 90.0  # "spoken slowly" (free speech) and cue 1
-WORD_BY_WORD_RATE_WPM = 80.0
+SLOWER_RATE_WPM = 70.0  # cue 1 when the sentence was already spoken slowly
+WORD_BY_WORD_RATE_WPM = 70.0
 WORD_PAUSE_MS = 700
 
 _VOWELS = "aeiouyàâäéèêëîïôöùûüœæ"
@@ -40,7 +43,10 @@ def repetition_cue(sentence: str, level: int, slow_start: bool = False) -> Cue:
         rate = SLOW_RATE_WPM if slow_start else NORMAL_RATE_WPM
         return Cue(0, "Écoutez, puis répétez.", sentence, sentence, rate)
     if level == 1:
-        return Cue(1, "Écoutez encore, plus lentement.", sentence, sentence, SLOW_RATE_WPM)
+        # "Plus lentement" must be heard: slower than level 0 whatever its pace
+        # (free speech starts slow; issue 10).
+        rate = SLOWER_RATE_WPM if slow_start else SLOW_RATE_WPM
+        return Cue(1, "Écoutez encore, plus lentement.", sentence, sentence, rate)
     if level == 2:
         return Cue(
             2,
