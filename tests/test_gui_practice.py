@@ -14,6 +14,7 @@ from therapy_app.practice.events import (  # noqa: E402
     ExerciseKind,
     Feedback,
     ItemPresented,
+    Speaking,
     State,
 )
 
@@ -164,3 +165,27 @@ def test_the_patient_pause_tolerance_ends_their_recordings(open_window, patient,
     driver.wait_screen("free_speech")
     driver.follow()
     assert driver.screen.controller.settings.trailing_silence_ms == 6000
+
+
+def test_each_proposal_can_be_heard_by_keyboard_before_choosing(
+    open_window, patient, speech_queue, silent_player
+):
+    driver = _ready_at_chooser(open_window)
+    driver.key(Qt.Key.Key_1)
+    driver.wait_screen("free_speech")
+    driver.follow()
+    screen = driver.screen
+    speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
+    driver.key(Qt.Key.Key_Space)
+    driver.wait_state(State.REVIEWING)
+    assert len(screen.listen_buttons) == len(screen.choices) >= 1
+    assert screen.choices[0].hasFocus()
+    played = len(silent_player.played)
+
+    driver.key(Qt.Key.Key_Tab)  # from choice 1 to its "Écouter"
+    assert screen.listen_buttons[0].hasFocus()
+    driver.key(Qt.Key.Key_Return)
+    driver.qtbot.waitUntil(lambda: len(silent_player.played) == played + 1, timeout=10_000)
+    driver.wait_state(State.REVIEWING)
+    assert driver.of_type(Speaking)[-1].text == screen.choices[0].proposal.text
+    assert screen.choices[0].isVisible() and not driver.of_type(ItemPresented)  # not chosen

@@ -15,6 +15,7 @@ from therapy_app.practice.events import (
     Feedback,
     Heard,
     ItemPresented,
+    Speaking,
     State,
     StateChanged,
 )
@@ -336,3 +337,23 @@ def test_the_patient_ends_the_recording_explicitly(
     heard = next(e for e in events if isinstance(e, Heard))
     assert heard.duration_s > first.duration + 2.5
     assert controller.state is State.REVIEWING
+
+
+def test_each_proposal_can_be_heard_before_choosing(
+    services: SpeechServices, spoken: SpokenClips, repository, silent_player: SilentPlayer
+):
+    events: list = []
+    controller = _controller(ExerciseKind.FREE_SPEECH, services, repository, events)
+    controller.begin()
+    corrected = _utterance_to_proposals(controller, spoken, events)
+    played_before = len(silent_player.played)
+    for index, proposal in enumerate(corrected.proposals):
+        assert controller.hear_proposal(index)
+        assert [e for e in events if isinstance(e, Speaking)][-1].text == proposal.text
+        assert controller.state is State.REVIEWING  # still choosing, nothing chosen
+    assert len(silent_player.played) == played_before + len(corrected.proposals)
+    assert not controller.hear_proposal(len(corrected.proposals))
+    assert not repository.list_attempts(session_id=controller.session_id)  # no choice yet
+    assert controller.choose(len(corrected.proposals) - 1)
+    assert controller.state is State.AWAITING_REPETITION
+    assert not controller.hear_proposal(0)  # the choice is made

@@ -499,12 +499,31 @@ class PracticeController:
         """The sentences offered in free speech (empty outside REVIEWING)."""
         return list(self._correction.proposals) if self._correction else []
 
-    def choose(self, index: int) -> bool:
-        """Pick proposal ``index`` (0-based; keys 1/2/3): it is spoken slowly, then repeated."""
-        if self._state is not State.REVIEWING or self._correction is None:
+    def _choosing(self) -> bool:
+        # Still choosing while a proposal is being read out (hear_proposal).
+        return self._correction is not None and (
+            self._state is State.REVIEWING
+            or (self._state is State.SPEAKING and self._rest_state is State.REVIEWING)
+        )
+
+    def hear_proposal(self, index: int) -> bool:
+        """Say proposal ``index`` slowly without choosing it (many patients read slowly)."""
+        if not self._choosing() or self._correction is None:
             return False
         if not 0 <= index < len(self._correction.proposals):
             return False
+        text = self._correction.proposals[index].text
+        self.services.player.stop()
+        self._speak(Cue(0, "", text, text, cues.SLOW_RATE_WPM), then=State.REVIEWING)
+        return True
+
+    def choose(self, index: int) -> bool:
+        """Pick proposal ``index`` (0-based; keys 1/2/3): it is spoken slowly, then repeated."""
+        if not self._choosing() or self._correction is None:
+            return False
+        if not 0 <= index < len(self._correction.proposals):
+            return False
+        self.services.player.stop()  # a proposal being read out
         self._chosen = self._correction.proposals[index].text
         self._save_cycle()  # the utterance and the choice, before any repetition try
         self._item = items.free_speech_item(self._chosen, self.content)
@@ -515,7 +534,7 @@ class PracticeController:
 
     def confirm(self) -> bool:
         """Enter: take the first proposal, or go on after the feedback."""
-        if self._state is State.REVIEWING:
+        if self._choosing():
             return self.choose(0)
         if self._state is State.FEEDBACK:
             return self.next_item()

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
+from therapy_app.gui import theme
 from therapy_app.gui.patient.choices import ChoiceButton
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.patient.sentence_view import sentence_html
-from therapy_app.gui.widgets import label
+from therapy_app.gui.widgets import big_button, label
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import Corrected, Heard, ItemPresented, Proposal, State
 
@@ -35,6 +36,8 @@ class FreeSpeechScreen(PracticeScreen):
         self.chosen.setTextFormat(Qt.TextFormat.RichText)
         self.chosen.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.choices: list[ChoiceButton] = []
+        self.listen_buttons: list[QPushButton] = []
+        self._choice_rows: list[QWidget] = []
         self._chosen_proposal: Proposal | None = None
         for widget in (self.invitation, self.heard_text, self.question, self.note):
             self.prompt_area.addWidget(widget)
@@ -55,17 +58,45 @@ class FreeSpeechScreen(PracticeScreen):
         self.chosen.hide()
         self._set_choices([])
 
+    def _listener(self, index: int):  # noqa: ANN202 - slot factory
+        return lambda: self.controller.hear_proposal(index)
+
     def _set_choices(self, proposals: list[Proposal]) -> None:
-        for button in self.choices:
-            self.choices_box.removeWidget(button)
-            button.deleteLater()
+        for row in self._choice_rows:
+            self.choices_box.removeWidget(row)
+            row.deleteLater()
+        self._choice_rows = []
         self.choices = []
+        self.listen_buttons = []
         for number, proposal in enumerate(proposals, start=1):
             button = ChoiceButton(number, proposal)
             button.clicked.connect(self._picker(number - 1))
-            self.choices_box.addWidget(button)
-            button.show()  # shown now, so that it can take the focus now
+            # Many patients read slowly: each sentence can be heard before choosing
+            # (Tab reaches it right after its choice; Enter plays it).
+            listen = big_button(theme.ICON_PLAY, "Écouter", tooltip=f"Écouter la phrase {number}")
+            listen.setAccessibleName(f"Écouter la phrase {number}")
+            listen.clicked.connect(self._listener(number - 1))
+            row = QWidget()
+            row_layout = QHBoxLayout(row)
+            row_layout.setContentsMargins(0, 0, 0, 0)
+            row_layout.addWidget(button, 1)
+            row_layout.addWidget(listen)
+            self.choices_box.addWidget(row)
+            row.show()  # shown now, so that the choice can take the focus now
+            self._choice_rows.append(row)
             self.choices.append(button)
+            self.listen_buttons.append(listen)
+
+    def _continue(self) -> None:
+        # Enter on a focused proposal or its "Écouter" acts on that button (the
+        # screen-wide Enter would take proposal 1 whatever has the focus).
+        focused = self.focusWidget()
+        if isinstance(focused, QPushButton) and (
+            focused in self.choices or focused in self.listen_buttons
+        ):
+            focused.click()
+            return
+        super()._continue()
 
     # ----- events -----------------------------------------------------------
     def on_heard(self, event: Heard) -> None:
