@@ -9,6 +9,7 @@ import platform
 import shutil
 import subprocess
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,13 @@ def deterministic_pico() -> object:
 
 
 def _pico_render(text: str, speed: float) -> np.ndarray:
-    pcm = deterministic_pico().speak(text, voice="fr-FR", speed=speed, volume=0.7)  # type: ignore[attr-defined]
+    # The app's zero-filled heap as well: the mmap threshold alone was not enough
+    # once other code had used the engine in the same process.
+    from therapy_app.tts.pico import _zeroed_heap
+
+    engine: Any = deterministic_pico()
+    with _zeroed_heap():
+        pcm = engine.speak(text, voice="fr-FR", speed=speed, volume=0.7)
     return np.frombuffer(pcm, "<i2").astype(np.float32) / 32768.0
 
 
