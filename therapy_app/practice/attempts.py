@@ -65,7 +65,7 @@ def item_record(
         target_logprob=score.target_logprob,
         success=score.success,
         cue_level=outcome.cue_level,
-        timings=StepTimings(asr_s=outcome.analysis.asr_s, tts_s=outcome.tts_s),
+        timings=StepTimings(asr_s=outcome.analysis.asr_seconds, tts_s=outcome.tts_s),
         provider=provider,
         model_versions=dict(model_versions),
         **_transcript_fields(outcome.analysis),  # type: ignore[arg-type]
@@ -99,7 +99,7 @@ def free_speech_record(
         else [],
         chosen_sentence=chosen,
         timings=StepTimings(
-            asr_s=utterance.asr_s,
+            asr_s=utterance.asr_seconds,
             correct_s=correction.seconds if correction.correction is not None else None,
         ),
         provider=provider,

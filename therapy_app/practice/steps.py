@@ -6,8 +6,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from therapy_app.asr.recognizer import Transcript
-from therapy_app.asr.utterance import hear
+from therapy_app.asr.utterance import HeardUtterance, hear
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.recorder import Recorder, StopReason
 from therapy_app.correction.corrector import Correction
@@ -32,21 +31,8 @@ class Capture:
     reason: StopReason | None
 
 
-@dataclass(frozen=True)
-class Analysis:
-    """A recording after VAD and recognition.
-
-    Attributes:
-        clip: the recording trimmed to the speech (what is stored).
-        transcript: the recogniser's output.
-        pause_ratio: share of pauses between the first and last speech.
-        asr_s: seconds spent recognising.
-    """
-
-    clip: AudioClip
-    transcript: Transcript
-    pause_ratio: float
-    asr_s: float
+# A recording after VAD and recognition: the hearing path's own result.
+Analysis = HeardUtterance
 
 
 @dataclass(frozen=True)
@@ -84,10 +70,7 @@ def analyse(services: SpeechServices, clip: AudioClip) -> Analysis | None:
     Raises:
         AudioInputError: the clip cannot be recognised (too long, corrupt).
     """
-    heard = hear(services.recognizer, services.vad, clip)
-    if heard is None:
-        return None
-    return Analysis(heard.clip, heard.transcript, heard.pause_ratio, heard.asr_seconds)
+    return hear(services.recognizer, services.vad, clip)
 
 
 def as_sentence(text: str) -> str:
