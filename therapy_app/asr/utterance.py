@@ -14,12 +14,13 @@ if TYPE_CHECKING:
     from therapy_app.asr.recognizer import DecodeOptions, SpeechRecognizer, Transcript
     from therapy_app.vad.silero import SpeechSegment, VoiceActivityDetector
 
-# Silence left between two stretches of speech for the recogniser. Whisper base
-# hears a word-finding pause of 1-2.5 s as an utterance boundary: it then
-# guesses fillers or drops the next words. Measured on the halting dev set
-# (Pico, pauses 0.3-2.5 s): 63.0 % WER trimmed only, 61.6 % with pauses cut to
-# 0.3 s (+0.1 s of padding each side); mixed voices 101.8 -> 89.2 %
-# (benchmarks/halting.py, docs in benchmarks/results/halting.json).
+# Longest pause left between two stretches of speech for the recogniser. Whisper
+# base hears a word-finding pause of 1-2.5 s as an utterance boundary and may
+# guess fillers there. Measured on the halting dev set (60 Pico items, pauses
+# 0.3-2.5 s): 63.7 % WER trimmed only and 63.7 % capped at 0.3 s (0.2 s: 62.3,
+# 0.5 s: 65.8), i.e. neutral on a clean voice; replacing long pauses with digital
+# silence gave 63.0 -> 61.6 %, and 101.8 -> 89.2 % on a noisier mixed-voice draft.
+# Kept for that and for shorter audio (README, "Halting speech, end to end").
 PAUSE_GAP_S = 0.3
 SEGMENT_PAD_MS = 100
 # Silence kept around the speech in the stored recording.
