@@ -80,6 +80,16 @@ def _summary(rows: list[dict[str, Any]], items: list[EvalItem]) -> dict[str, Any
     }
 
 
+_CLEAN: dict[str, str] = {}
+
+
+def _clean_correction(corrector: Corrector, text: str) -> str:
+    """The corrector on the clean text, once per text (the voice sets share their texts)."""
+    if text not in _CLEAN:
+        _CLEAN[text] = corrector.correct(text).best or text
+    return _CLEAN[text]
+
+
 def run_set(
     split: str, voices: str, size: int, recognizer: SpeechRecognizer,
     vad: VoiceActivityDetector, corrector: Corrector, gap_s: float = PAUSE_GAP_S,
@@ -95,7 +105,7 @@ def run_set(
         start = time.perf_counter()
         e2e = (corrector.correct(text).best or text) if text else ""
         corr_ms.append(1000 * (time.perf_counter() - start))
-        clean = corrector.correct(item.src).best or item.src
+        clean = _clean_correction(corrector, item.src)
         rows.append({
             "uid": utt.uid, "voice": utt.voice, "family": utt.family, "pause_bin": utt.pause_bin,
             "src": item.src, "said": utt.spoken, "heard": text, "e2e": e2e, "clean": clean,

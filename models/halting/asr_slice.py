@@ -21,6 +21,7 @@ import argparse
 import json
 import logging
 import random
+import re
 import time
 from pathlib import Path
 
@@ -36,7 +37,6 @@ PICO_SHARE = 0.6
 
 def word_error_rate(ref: str, hyp: str) -> float:
     """Plain word-level Levenshtein rate over lowercased, punctuation-free words."""
-    import re
 
     def words(t: str) -> list[str]:
         return re.sub(r"[^\w'\- ]", " ", t.lower().replace("’", "'")).split()
