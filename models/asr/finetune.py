@@ -1,0 +1,214 @@
+"""LoRA fine-tuning of Whisper's decoder on halting speech (encoder frozen, its states cached).
+
+Reads what ``models.asr.finetune_data`` wrote (encoder states + verbatim
+targets) and trains low-rank adapters on every linear layer of the decoder's
+blocks (self-attention, cross-attention query/output, MLP). The encoder, the
+cross-attention key/value projections (they run in the encoder graph), the
+embeddings and the output projection stay as shipped, so the exported encoder is
+unchanged and the adapters are small enough to commit. The decoder is taught
+with the app's own prompt (telegraphic context + French SOT sequence), on the
+exact words said. Resumable from ``<run>/checkpoint.pt``::
+
+    python -m models.asr.finetune --data build/asr_ft --run build/asr_ft/run1 --minutes 60
+    python -m models.asr.finetune --run build/asr_ft/run1 \
+        --export models/asr/adapters/halting-fr.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from models.asr.finetune_data import D_MODEL, ENCODED_FILE, ITEMS_FILE, N_FRAMES, load_encoder
+from models.asr.lora import LoraSettings, adapter_arrays, attach_lora
+from models.asr.whisper_torch import _attend, _merge_heads, _split_heads
+
+_LOGGER = logging.getLogger("asr_finetune")
+VALID_SHARE = 0.05
+
+
+def load_items(data: Path) -> tuple[list[dict], np.memmap]:
+    """Finished items with a target, and the encoder-state memmap."""
+    items = []
+    for line in (data / ITEMS_FILE).read_text(encoding="utf-8").splitlines():
+        try:
+            items.append(json.loads(line))
+        except ValueError:  # the generator is still writing this line
+            break
+    count = (data / ENCODED_FILE).stat().st_size // (N_FRAMES * D_MODEL * 2)
+    states = np.memmap(data / ENCODED_FILE, np.float16, "r", shape=(count, N_FRAMES, D_MODEL))
+    return [it for it in items if it["target"]], states
+
+
+def decoder_forward(decoder, encoder, tokens: torch.Tensor, states: torch.Tensor) -> torch.Tensor:
+    """Teacher-forced logits [B, S, V] for token rows [B, S] over their own clips' states."""
+    n_heads = decoder.dims.n_heads
+    steps = tokens.shape[1]
+    x = decoder.embed(tokens) + decoder.positions[:steps]
+    pos = torch.arange(steps)
+    mask = torch.where(pos[None, :] > pos[:, None], torch.tensor(-1e9), torch.tensor(0.0))
+    for i, block in enumerate(decoder.blocks):
+        with torch.no_grad():
+            ck, cv = encoder.cross_kv[i](states).chunk(2, dim=-1)
+            ck, cv = _split_heads(ck, n_heads), _split_heads(cv, n_heads)
+        q, k, v = block.qkv(block.attn_ln(x)).chunk(3, dim=-1)
+        h = _attend(*(_split_heads(t, n_heads) for t in (q, k, v)), mask)
+        x = x + block.out(_merge_heads(h))
+        cq = _split_heads(block.cross_q(block.cross_ln(x)), n_heads)
+        x = x + block.cross_out(_merge_heads(_attend(cq, ck, cv)))
+        x = x + block.fc2(nn.functional.gelu(block.fc1(block.mlp_ln(x))))
+    return torch.matmul(decoder.ln(x), decoder.proj)
+
+
+def batch_tensors(batch, states, prefix: list[int], encode, eot: int):
+    """Token rows (right-padded), loss targets (-100 outside the transcript) and states."""
+    seqs = [prefix + encode(" " + it["target"]) + [eot] for it in batch]
+    width = max(len(s) for s in seqs)
+    tokens = torch.full((len(seqs), width), eot, dtype=torch.long)
+    labels = torch.full((len(seqs), width), -100, dtype=torch.long)
+    for r, seq in enumerate(seqs):
+        tokens[r, : len(seq)] = torch.tensor(seq)
+        # Position p predicts token p + 1: only the transcript and its end are learnt.
+        labels[r, len(prefix) - 1 : len(seq) - 1] = torch.tensor(seq[len(prefix) :])
+    rows = np.stack([states[it["index"]] for it in batch]).astype(np.float32)
+    return tokens, labels, torch.from_numpy(rows)
+
+
+def evaluate(decoder, encoder, items, states, prefix, encode, eot, batch_size=8) -> float:
+    """Mean token cross-entropy on ``items``."""
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for s in range(0, len(items), batch_size):
+            batch = items[s : s + batch_size]
+            tokens, labels, st = batch_tensors(batch, states, prefix, encode, eot)
+            logits = decoder_forward(decoder, encoder, tokens, st)
+            loss = nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), reduction="sum"
+            )
+            total += float(loss)
+            count += int((labels != -100).sum())
+    return total / max(1, count)
+
+
+def train(args: argparse.Namespace) -> None:
+    from therapy_app.asr.recognizer import TELEGRAPHIC_PROMPT, SpeechRecognizer
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    recognizer = SpeechRecognizer.load(threads=1)
+    tok = recognizer.tokenizer
+    eot = recognizer.config.tokens.eot
+    prefix = tok.prompt_tokens(TELEGRAPHIC_PROMPT, recognizer.config.n_text_ctx // 2 - 1)
+    items, states = load_items(args.data)
+    items = [it for it in items if it["index"] < len(states)]
+    n_valid = max(16, int(len(items) * VALID_SHARE))
+    # The validation items are the first ones: they stay the same as the data grows.
+    valid, train_items = items[:n_valid], items[n_valid:]
+    encoder, decoder = load_encoder()
+    settings = LoraSettings(rank=args.rank, alpha=args.alpha, dropout=0.05)
+    params = attach_lora(decoder, settings)
+    optimizer = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.0)
+    args.run.mkdir(parents=True, exist_ok=True)
+    ckpt = args.run / "checkpoint.pt"
+    step, history = 0, []
+    if ckpt.exists():
+        saved = torch.load(ckpt, weights_only=False)
+        decoder.load_state_dict(saved["decoder"], strict=False)
+        optimizer.load_state_dict(saved["optimizer"])
+        step, history = saved["step"], saved["history"]
+        _LOGGER.info("resumed at step %d", step)
+    total_steps = args.epochs * math.ceil(len(train_items) / args.batch)
+    _LOGGER.info("%d train / %d valid items, %d steps", len(train_items), len(valid), total_steps)
+    if step == 0:
+        base = evaluate(decoder, encoder, valid, states, prefix, tok.encode, eot)
+        history.append({"step": 0, "valid_loss": round(base, 4)})
+        _LOGGER.info("valid loss before training: %.4f", base)
+    deadline = time.monotonic() + 60 * args.minutes
+    order: list[dict] = []
+    decoder.train()
+    while step < total_steps and time.monotonic() < deadline:
+        epoch = step * args.batch // len(train_items)
+        if not order:
+            order = list(train_items)
+            random.Random(epoch).shuffle(order)
+            order = order[(step * args.batch) % len(train_items) :]
+        batch, order = order[: args.batch], order[args.batch :]
+        tokens, labels, st = batch_tensors(batch, states, prefix, tok.encode, eot)
+        warm = min(1.0, (step + 1) / args.warmup)
+        decay = 0.5 * (1 + math.cos(math.pi * step / total_steps))
+        for group in optimizer.param_groups:
+            group["lr"] = args.lr * warm * decay
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
+            logits = decoder_forward(decoder, encoder, tokens, st)
+        loss = nn.functional.cross_entropy(
+            logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1)
+        )
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        step += 1
+        if step % 20 == 0:
+            _LOGGER.info("step %d/%d loss %.4f", step, total_steps, float(loss))
+        if step % args.every == 0 or step == total_steps:
+            decoder.eval()
+            val = evaluate(decoder, encoder, valid, states, prefix, tok.encode, eot)
+            decoder.train()
+            history.append({"step": step, "valid_loss": round(val, 4)})
+            _LOGGER.info("step %d valid loss %.4f", step, val)
+            state = {k: v for k, v in decoder.state_dict().items() if "lora_" in k}
+            tmp = ckpt.with_suffix(".tmp")
+            torch.save({"decoder": state, "optimizer": optimizer.state_dict(), "step": step,
+                        "history": history, "settings": dict(settings.__dict__),
+                        "items": len(items)}, tmp)  # fmt: skip
+            tmp.replace(ckpt)
+
+
+def export(run: Path, target: Path) -> None:
+    """Write the trained adapters as a small .npz plus a JSON description next to it."""
+    saved = torch.load(run / "checkpoint.pt", weights_only=False)
+    scale = LoraSettings(**saved["settings"]).scale
+    arrays = adapter_arrays(saved["decoder"], scale)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(target, **arrays)
+    meta = {"settings": saved["settings"], "step": saved["step"], "items": saved["items"],
+            "history": saved["history"]}  # fmt: skip
+    target.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    _LOGGER.info("wrote %s (%d arrays)", target, len(arrays))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("build/asr_ft"))
+    parser.add_argument("--run", type=Path, required=True)
+    parser.add_argument("--export", type=Path, default=None, help="write the adapters and stop")
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--lr", type=float, default=5e-4)
+    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--rank", type=int, default=16)
+    parser.add_argument("--alpha", type=float, default=32.0)
+    parser.add_argument("--every", type=int, default=100)
+    parser.add_argument("--minutes", type=float, default=60.0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--bf16", action="store_true")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.export:
+        export(args.run, args.export)
+    else:
+        train(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

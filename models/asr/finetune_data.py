@@ -1,0 +1,167 @@
+"""Fine-tuning data for Whisper's decoder: halting speech heard as the app hears it, encoded once.
+
+Corpus sentences (train split only; every text of the hand-written evaluation
+sets is excluded) are spoken by the halting-speech simulator
+(``models.halting.speak``), prepared exactly as the app prepares a recording
+(``therapy_app.asr.utterance.prepare``: VAD trim, pauses capped), turned into
+log-mel features and run through the frozen fp32 encoder. The encoder output
+(1500 x 512, fp16) goes to one memory-mapped file; ``items.jsonl`` holds the
+verbatim target (the words said, fillers left out, lowercase, no punctuation).
+Rows are appended in order, so a killed run resumes where it stopped::
+
+    python -m models.asr.finetune_data --corpus build/corpus_v5 --out build/asr_ft --count 3000
+
+Mix: about two thirds telegraphic sources (deformed words included, said
+verbatim) and one third the intended sentences spoken with fewer pauses, so that
+the decoder keeps writing fluent French when it hears it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.halting.speak import PAUSE_BINS, HaltingStyle, speak_halting
+from models.halting.voices import all_voices
+
+_LOGGER = logging.getLogger("asr_finetune_data")
+ROOT = Path(__file__).resolve().parents[2]
+ITEMS_FILE = "items.jsonl"
+ENCODED_FILE = "encoded.f16"
+N_FRAMES, D_MODEL = 1500, 512
+PICO_SHARE = 0.6
+SOURCE_SHARE = 0.65
+FILLERS = {"euh", "heu", "hum"}
+# The intended sentences are said with fewer breaks than the telegraphic sources.
+FLUENT_STYLE = HaltingStyle(pair_p=0.75, hesitation_p=0.15, restart_p=0.05)
+
+
+def verbatim_target(spoken: str) -> str:
+    """What a verbatim transcript of ``spoken`` should read (the recogniser's style)."""
+    text = spoken.lower().replace("’", "'")
+    text = re.sub(r"[.,;:!?…«»\"()\[\]]", " ", text)
+    return " ".join(w for w in text.split() if w not in FILLERS)
+
+
+def evaluation_texts() -> set[str]:
+    """Normalised sources and references of every hand-written evaluation set."""
+    texts = set()
+    for path in (ROOT / "tests" / "data").glob("aphasia_eval*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                for text in [row["src"], *row["refs"]]:
+                    texts.add(verbatim_target(text))
+    return texts
+
+
+def draw_rows(corpus: Path, count: int, seed: int = 11) -> list[dict[str, str]]:
+    """``count`` train pairs, deterministic, short enough for one breath, none from eval sets."""
+    banned = evaluation_texts()
+    rows = []
+    with (corpus / "train.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if not 1 <= len(row["src"].split()) <= 9:
+                continue
+            if verbatim_target(row["src"]) in banned or verbatim_target(row["tgt"]) in banned:
+                continue
+            rows.append({"src": row["src"], "tgt": row["tgt"]})
+    random.Random(seed).shuffle(rows)
+    return rows[:count]
+
+
+def load_encoder():
+    """The frozen fp32 Whisper encoder and decoder (PyTorch), from the cached source model."""
+    from models.asr.ct2 import read_ct2_model
+    from models.asr.sources import assemble
+    from models.asr.whisper_torch import load_from_ct2
+
+    files = assemble(ROOT / "build" / "cache")
+    return load_from_ct2(read_ct2_model(files.model_bin))
+
+
+def encoder_states(encoder, mel: np.ndarray):
+    """The encoder's final hidden states [1500, 512] (before the cross-attention projections)."""
+    import torch
+    from torch import nn
+
+    with torch.no_grad():
+        x = torch.from_numpy(mel[None])
+        x = nn.functional.gelu(encoder.conv1(x))
+        x = nn.functional.gelu(encoder.conv2(x)).transpose(1, 2)
+        x = x + encoder.positions
+        for block in encoder.blocks:
+            x = block(x)
+        return encoder.ln(x)[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--count", type=int, default=3000)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+
+    import torch
+
+    from therapy_app.asr.features import log_mel_spectrogram
+    from therapy_app.asr.recognizer import SpeechRecognizer
+    from therapy_app.asr.utterance import prepare
+    from therapy_app.vad.silero import VoiceActivityDetector
+
+    torch.set_num_threads(args.threads)
+    rows = draw_rows(args.corpus, args.count)
+    args.out.mkdir(parents=True, exist_ok=True)
+    items_path = args.out / ITEMS_FILE
+    done = 0
+    if items_path.exists():
+        done = sum(1 for line in items_path.read_text(encoding="utf-8").splitlines() if line)
+    mode = "r+" if (args.out / ENCODED_FILE).exists() else "w+"
+    states = np.memmap(
+        args.out / ENCODED_FILE, np.float16, mode, shape=(args.count, N_FRAMES, D_MODEL)
+    )
+    mel_settings = SpeechRecognizer.load(threads=1).config.mel
+    vad = VoiceActivityDetector.load()
+    encoder, _ = load_encoder()
+    voices = all_voices()
+    bins = list(PAUSE_BINS)
+    start = time.perf_counter()
+    with items_path.open("a", encoding="utf-8") as out:
+        for i in range(done, len(rows)):
+            rng = random.Random(f"asrft:{i}")
+            voice = voices[0] if rng.random() < PICO_SHARE else rng.choice(voices[1:])
+            kind = "source" if rng.random() < SOURCE_SHARE else "intended"
+            text = rows[i]["src"] if kind == "source" else rows[i]["tgt"]
+            style = None if kind == "source" else FLUENT_STYLE
+            utt = speak_halting(f"ft{i}", text, voice, rng.choice(bins), style, seed="asrft")
+            prepared = prepare(vad, utt.clip)
+            target = verbatim_target(utt.spoken)
+            if prepared is not None and target:
+                mel = log_mel_spectrogram(prepared[1].samples, mel_settings)
+                states[i] = encoder_states(encoder, mel).numpy().astype(np.float16)
+                states.flush()
+            row = {
+                "index": i, "target": target if prepared is not None else "", "kind": kind,
+                "voice": utt.voice, "pause_bin": utt.pause_bin,
+            }  # fmt: skip
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            out.flush()
+            if (i + 1 - done) % 50 == 0:
+                rate = (time.perf_counter() - start) / (i + 1 - done)
+                _LOGGER.info("%d/%d (%.2f s each)", i + 1, len(rows), rate)
+    _LOGGER.info("done: %d items in %s", len(rows), args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

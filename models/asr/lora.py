@@ -1,0 +1,97 @@
+"""Low-rank adapters on the decoder's linear layers: attach for training, merge for export."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+# Every linear layer of a decoder block that runs in the decoder graph. The
+# cross-attention key/value projection is left out: it runs in the encoder graph.
+TARGETS = ("qkv", "out", "cross_q", "cross_out", "fc1", "fc2")
+
+
+@dataclass(frozen=True)
+class LoraSettings:
+    """Adapter shape: W + (alpha / rank) * B @ A, with B initialised at zero."""
+
+    rank: int = 16
+    alpha: float = 32.0
+    dropout: float = 0.05
+
+    @property
+    def scale(self) -> float:
+        return self.alpha / self.rank
+
+
+class LoraLinear(nn.Module):
+    """A frozen linear layer plus a trainable low-rank update."""
+
+    def __init__(self, base: nn.Linear, settings: LoraSettings) -> None:
+        super().__init__()
+        self.base = base
+        self.scale = settings.scale
+        self.lora_a = nn.Parameter(torch.empty(settings.rank, base.in_features))
+        self.lora_b = nn.Parameter(torch.zeros(base.out_features, settings.rank))
+        nn.init.kaiming_uniform_(self.lora_a, a=5**0.5)
+        self.dropout = nn.Dropout(settings.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        down = nn.functional.linear(self.dropout(x), self.lora_a)
+        update = nn.functional.linear(down, self.lora_b)
+        return self.base(x) + self.scale * update
+
+
+def attach_lora(decoder: nn.Module, settings: LoraSettings) -> list[nn.Parameter]:
+    """Freeze the decoder, wrap its block linears with adapters; returns the trainable ones."""
+    for p in decoder.parameters():
+        p.requires_grad_(False)
+    params: list[nn.Parameter] = []
+    for block in decoder.blocks:
+        for name in TARGETS:
+            wrapped = LoraLinear(getattr(block, name), settings)
+            setattr(block, name, wrapped)
+            params += [wrapped.lora_a, wrapped.lora_b]
+    return params
+
+
+def adapter_arrays(state: dict[str, torch.Tensor], scale: float) -> dict[str, np.ndarray]:
+    """Adapter tensors of a state dict as fp16 arrays, with the scale, for ``np.savez``."""
+    arrays = {k: v.detach().float().numpy().astype(np.float16) for k, v in state.items()
+              if "lora_" in k}  # fmt: skip
+    arrays["scale"] = np.asarray(scale, np.float32)
+    return arrays
+
+
+def merge_adapters(decoder: nn.Module, path: Path) -> int:
+    """Add the saved low-rank updates into the decoder's plain linear weights.
+
+    Returns:
+        The number of layers changed.
+
+    Raises:
+        ValueError: the file does not match this decoder's layers.
+    """
+    with np.load(path) as saved:
+        arrays = {k: saved[k] for k in saved.files}
+    scale = float(arrays.pop("scale"))
+    changed = 0
+    with torch.no_grad():
+        for i, block in enumerate(decoder.blocks):
+            for name in TARGETS:
+                key = f"blocks.{i}.{name}"
+                a, b = arrays.pop(key + ".lora_a", None), arrays.pop(key + ".lora_b", None)
+                if a is None or b is None:
+                    raise ValueError(f"{path.name}: no adapter for {key}")
+                linear = getattr(block, name)
+                update = torch.from_numpy(b.astype(np.float32) @ a.astype(np.float32))
+                if update.shape != linear.weight.shape:
+                    raise ValueError(f"{path.name}: {key} is {tuple(update.shape)}")
+                linear.weight += scale * update
+                changed += 1
+    if arrays:
+        raise ValueError(f"{path.name}: unexpected arrays {sorted(arrays)[:3]}")
+    return changed

@@ -1,0 +1,88 @@
+"""Whisper decoder fine-tuning: verbatim targets, eval sets kept out, adapters merged exactly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from models.asr import build as asr_build  # noqa: E402
+from models.asr.finetune_data import draw_rows, verbatim_target  # noqa: E402
+from models.asr.lora import LoraSettings, adapter_arrays, attach_lora, merge_adapters  # noqa: E402
+from models.asr.whisper_torch import WhisperDecoderStep, WhisperDims  # noqa: E402
+
+TINY = WhisperDims(n_audio_ctx=6, n_text_ctx=12, d_model=16, n_heads=2, n_decoder_layers=2,
+                   n_encoder_layers=1, n_vocab=40)  # fmt: skip
+
+
+def test_verbatim_target_drops_fillers_and_punctuation_keeps_deformed_words():
+    assert verbatim_target("Moi euh aller… boulanzerie ?") == "moi aller boulanzerie"
+    assert verbatim_target("aujourd’hui, peut-être.") == "aujourd'hui peut-être"
+
+
+def test_evaluation_sentences_never_become_training_audio(tmp_path: Path):
+    first_eval = json.loads(Path("tests/data/aphasia_eval_heldout.jsonl").read_text().splitlines()[0])
+    rows = [
+        {"src": first_eval["src"], "tgt": "Une autre phrase."},
+        {"src": "chat dormir", "tgt": first_eval["refs"][0]},
+        {"src": "chien manger os", "tgt": "Le chien mange un os."},
+    ]
+    (tmp_path / "train.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert draw_rows(tmp_path, 10) == [rows[2]]
+
+
+def _decode(decoder: WhisperDecoderStep, tokens: torch.Tensor) -> torch.Tensor:
+    n, h, dh = TINY.n_decoder_layers, TINY.n_heads, TINY.head_dim
+    gen = torch.Generator().manual_seed(3)
+    cross = [torch.randn(1, h, TINY.n_audio_ctx, dh, generator=gen) for _ in range(2 * n)]
+    empty = [torch.zeros(1, h, 0, dh)] * n
+    return decoder(tokens, empty, empty, cross[:n], cross[n:])[0]
+
+
+def test_merged_adapters_give_the_adapted_decoders_output(tmp_path: Path):
+    torch.manual_seed(0)
+    base = WhisperDecoderStep(TINY)
+    for p in base.parameters():
+        torch.nn.init.normal_(p, std=0.2)
+    adapted = WhisperDecoderStep(TINY)
+    adapted.load_state_dict(base.state_dict())
+    settings = LoraSettings(rank=4, alpha=8.0, dropout=0.0)
+    for p in attach_lora(adapted, settings):
+        torch.nn.init.normal_(p, std=0.3)  # as if trained: B is no longer zero
+    adapted.eval()
+    tokens = torch.tensor([[1, 5, 7, 2]])
+    with torch.no_grad():
+        want = _decode(adapted, tokens)
+        before = _decode(base, tokens)
+    path = tmp_path / "adapter.npz"
+    np.savez(path, **adapter_arrays(adapted.state_dict(), settings.scale))
+    assert merge_adapters(base, path) == 6 * TINY.n_decoder_layers
+    with torch.no_grad():
+        got = _decode(base, tokens)
+    assert not torch.allclose(before, want, atol=1e-2)
+    # fp16 storage of the adapters: close, not bit-identical.
+    assert torch.allclose(got, want, atol=2e-2, rtol=1e-2)
+
+
+def test_merge_refuses_an_adapter_for_another_decoder(tmp_path: Path):
+    other = WhisperDecoderStep(TINY)
+    attach_lora(other, LoraSettings(rank=2))
+    path = tmp_path / "adapter.npz"
+    np.savez(path, **adapter_arrays(other.state_dict(), 1.0))
+    bigger = WhisperDecoderStep(WhisperDims(d_model=32, n_heads=2, n_decoder_layers=2,
+                                            n_text_ctx=12, n_vocab=40))  # fmt: skip
+    with pytest.raises(ValueError, match="blocks.0.qkv"):
+        merge_adapters(bigger, path)
+
+
+def test_the_adapter_is_part_of_the_build_inputs(tmp_path: Path):
+    path = tmp_path / "halting-fr.npz"
+    np.savez(path, scale=np.float32(1.0))
+    with_adapter = asr_build.build_inputs(path)
+    assert with_adapter["adapter"]["file"] == "halting-fr.npz"
+    assert len(with_adapter["adapter"]["sha256"]) == 64
+    assert asr_build.build_inputs(None)["adapter"] is None
