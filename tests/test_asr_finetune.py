@@ -25,7 +25,8 @@ def test_verbatim_target_drops_fillers_and_punctuation_keeps_deformed_words():
 
 
 def test_evaluation_sentences_never_become_training_audio(tmp_path: Path):
-    first_eval = json.loads(Path("tests/data/aphasia_eval_heldout.jsonl").read_text().splitlines()[0])
+    heldout = Path(__file__).parent / "data" / "aphasia_eval_heldout.jsonl"
+    first_eval = json.loads(heldout.read_text(encoding="utf-8").splitlines()[0])
     rows = [
         {"src": first_eval["src"], "tgt": "Une autre phrase."},
         {"src": "chat dormir", "tgt": first_eval["refs"][0]},
