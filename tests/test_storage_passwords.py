@@ -27,7 +27,7 @@ def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
 
 def test_hash_uses_memory_hard_scrypt_with_a_random_salt() -> None:
     first, second = passwords.hash_password("motdepasse"), passwords.hash_password("motdepasse")
-    assert (first.n, first.r, first.p) == (2**14, 8, 1)
+    assert (first.n, first.r, first.p) == (2**17, 8, 1)
     assert len(first.salt) == 16 and len(first.digest) == 32
     assert first.salt != second.salt and first.digest != second.digest
     assert passwords.check_password("motdepasse", first)
@@ -67,7 +67,7 @@ def test_first_run_and_account_creation(repo: SessionRepository) -> None:
         .execute("SELECT password_hash, password_salt, scrypt_n FROM therapists")
         .fetchone()
     )
-    assert b"correct horse" not in stored[0] and stored[2] == 2**14
+    assert b"correct horse" not in stored[0] and stored[2] == 2**17
     assert repo.verify_therapist("orthophoniste", "correct horse")
     assert repo.verify_therapist("ORTHOPHONISTE", "correct horse")  # usernames ignore case
     with pytest.raises(AccountError) as caught:

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from sqlite_utils import Database
 
 from therapy_app.exports import export_attempts_csv, export_patient_chat
-from therapy_app.storage import SessionRepository
+from therapy_app.storage import SessionRepository, schema
 from therapy_app.storage.repository import DB_FILENAME
 
 if TYPE_CHECKING:
@@ -58,11 +59,9 @@ def test_folder_and_files_of_an_older_version_are_made_private(tmp_path: Path) -
     data_dir.mkdir(mode=0o755)
     db = data_dir / DB_FILENAME
     # What the previous release left: a WAL database with 0644 files, still open.
-    other = sqlite3.connect(db)
+    other = sqlite3.connect(db, isolation_level=None)
     other.execute("PRAGMA journal_mode=WAL")
-    other.execute("CREATE TABLE t (x)")
-    other.execute("INSERT INTO t VALUES (1)")
-    other.commit()
+    schema.migrate(Database(other), stop_before=schema.MIGRATION_NAMES[1])  # a v1 database
     files = [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
     assert {mode(p) for p in files} == {0o644} and mode(data_dir) == 0o755
     other.close()

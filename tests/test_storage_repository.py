@@ -218,12 +218,14 @@ def test_edit_is_audited_original_kept_and_metrics_recomputed(
         repo.edit_transcript(attempt_id, "target_text", "x", "ortho1")
 
 
-def test_edit_keeps_a_given_success(repo: SessionRepository) -> None:
+def test_edit_recomputes_a_given_verdict(repo: SessionRepository) -> None:
+    # Issue 10: the therapist's transcript is what was said; the verdict follows it.
     patient = repo.create_patient("Paul")
     session = repo.start_session(patient.id, "repetition")
     attempt_id = repo.add_attempt(make_record(session.id, success=True))
     edited = repo.edit_transcript(attempt_id, "transcript", "rien du tout", "ortho")
-    assert edited.metrics.accuracy == 0.0 and edited.success is True
+    assert edited.metrics.accuracy == 0.0 and edited.success is False
+    assert edited.record.success is True  # the verdict given at the time is kept
 
 
 def _fill_history(repository: SessionRepository, fake_clock: FakeClock) -> tuple[int, list[int]]:

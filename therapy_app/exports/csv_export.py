@@ -86,8 +86,13 @@ def format_cell(column: str, value: Any) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     if column in _TIME_COLUMNS:
-        moment = datetime.fromisoformat(value) if isinstance(value, str) else value
-        return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        try:
+            moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+            return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        except (ValueError, TypeError, AttributeError):
+            # A damaged time is exported as stored (escaped below), not a crash
+            # of the whole export (issue 11, item 7).
+            pass
     if column in _KIND_COLUMNS:
         return exercise_label(str(value))
     if isinstance(value, float):

@@ -5,6 +5,7 @@ from therapy_app.storage.errors import (
     AccountLockedError,
     DatabaseCorruptError,
     DatabaseVersionError,
+    ForeignDatabaseError,
     StorageError,
     StorageUnavailableError,
 )
@@ -25,8 +26,9 @@ from therapy_app.storage.records import (
     StepTimings,
     TherapySession,
     TranscriptEdit,
+    VerdictChange,
 )
-from therapy_app.storage.repository import SessionRepository
+from therapy_app.storage.repository import SavedAttempt, SessionRepository
 from therapy_app.storage.schema import SCHEMA_VERSION
 
 __all__ = [
@@ -43,9 +45,11 @@ __all__ = [
     "Candidate",
     "DatabaseCorruptError",
     "DatabaseVersionError",
+    "ForeignDatabaseError",
     "Exercise",
     "Patient",
     "ProgressPoint",
+    "SavedAttempt",
     "SavedRecording",
     "SessionRepository",
     "SessionSummary",
@@ -54,5 +58,6 @@ __all__ = [
     "StorageUnavailableError",
     "TherapySession",
     "TranscriptEdit",
+    "VerdictChange",
     "save_recording",
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sqlite3
 from datetime import datetime
 
 from sqlite_utils import Database
@@ -25,11 +24,17 @@ def has_therapist(db: Database) -> bool:
 
 
 def create_therapist(db: Database, username: str, password: str, now: datetime) -> None:
-    """Insert an account with an scrypt hash of ``password``.
+    """Insert the therapist account with an scrypt hash of ``password``.
+
+    There is one account, created on first run: afterwards nobody can add a
+    second one through the API (an unauthenticated screen could otherwise
+    make itself an account and read every patient; issue 11, item 9). The
+    check and the insert share one write transaction, so two first-run
+    windows cannot both create one.
 
     Raises:
-        AccountError: empty or taken username (case-insensitive), password
-            shorter than ``MIN_PASSWORD_LENGTH``.
+        AccountError: an account exists already, the username is empty, the
+            password is shorter than ``MIN_PASSWORD_LENGTH``.
     """
     name = username.strip()
     if not name:
@@ -40,70 +45,124 @@ def create_therapist(db: Database, username: str, password: str, now: datetime) 
             f"Choisissez au moins {MIN_PASSWORD_LENGTH} caractères.",
         )
     hashed = passwords.hash_password(password)
-    try:
-        with transaction(db, "creating a therapist"):
-            db.execute(
-                "INSERT INTO therapists (username, password_hash, password_salt, scrypt_n,"
-                " scrypt_r, scrypt_p, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (name, hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p, to_db_time(now)),
+    with transaction(db, "creating a therapist"):
+        if has_therapist(db):
+            raise AccountError(
+                "Le compte thérapeute existe déjà.",
+                "Connectez-vous avec ce compte.",
+                "refused a second therapist account after first run",
             )
-    except sqlite3.IntegrityError as exc:
-        raise AccountError(
-            "Ce nom d'utilisateur existe déjà.", "Choisissez-en un autre.", str(exc)
-        ) from exc
+        db.execute(
+            "INSERT INTO therapists (username, password_hash, password_salt, scrypt_n,"
+            " scrypt_r, scrypt_p, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p, to_db_time(now)),
+        )
 
 
-def verify_therapist(db: Database, username: str, password: str, now: datetime) -> bool:
-    """Check a password, counting consecutive failures (see ``passwords.lock_duration``).
-
-    Returns:
-        True for the right password (the count is reset), False for a wrong
-        one or an unknown username (which costs the same scrypt time).
-
-    Raises:
-        AccountLockedError: the account is locked (the password is not even
-            checked), or this failure locked it.
-    """
-    found = fetch_all(db, "SELECT * FROM therapists WHERE username = ?", (username.strip(),))
-    if not found:
-        passwords.burn_time(password)
-        return False
-    row = found[0]
-    locked_until = from_db_time(row["locked_until"])
-    if locked_until is not None and now < locked_until:
-        raise AccountLockedError(row["username"], locked_until)
-    stored = passwords.PasswordHash(
-        row["password_hash"],
-        row["password_salt"],
-        row["scrypt_n"],
-        row["scrypt_r"],
-        row["scrypt_p"],
+def _throttle(db: Database, username: str) -> tuple[int, datetime | None]:
+    found = fetch_all(
+        db,
+        "SELECT failed_attempts, locked_until FROM login_throttle WHERE username = ?",
+        (username,),
     )
-    if passwords.check_password(password, stored):
-        with transaction(db, "resetting failures"):
-            db.execute(
-                "UPDATE therapists SET failed_attempts = 0, locked_until = NULL WHERE id = ?",
-                (row["id"],),
-            )
-        return True
+    if not found:
+        return 0, None
+    try:
+        until = from_db_time(found[0]["locked_until"])
+    except ValueError:
+        until = None
+    return int(found[0]["failed_attempts"]), until
+
+
+def _count_failure(db: Database, username: str, now: datetime) -> datetime | None:
+    """Add one failure for ``username`` (existing or not); returns the lock end if it locks."""
     with transaction(db, "counting a failure"):
         # Increment in SQL so that two windows failing at once both count.
         db.execute(
-            "UPDATE therapists SET failed_attempts = failed_attempts + 1 WHERE id = ?",
-            (row["id"],),
+            "INSERT INTO login_throttle (username, failed_attempts) VALUES (?, 1)"
+            " ON CONFLICT(username) DO UPDATE SET failed_attempts = failed_attempts + 1",
+            (username,),
         )
-        failures = fetch_all(
-            db, "SELECT failed_attempts FROM therapists WHERE id = ?", (row["id"],)
-        )[0][0]
+        failures = _throttle(db, username)[0]
         delay = passwords.lock_duration(failures)
         until = now + delay if delay is not None else None
         if until is not None:
             db.execute(
-                "UPDATE therapists SET locked_until = ? WHERE id = ?",
-                (to_db_time(until), row["id"]),
+                "UPDATE login_throttle SET locked_until = ? WHERE username = ?",
+                (to_db_time(until), username),
             )
-    _LOGGER.warning("wrong password for therapist %r (%d in a row)", row["username"], failures)
+    _LOGGER.warning("wrong therapist credentials (%d in a row for that name)", failures)
+    return until
+
+
+def verify_therapist(
+    db: Database, username: str, password: str, now: datetime, *, read_only: bool = False
+) -> bool:
+    """Check a password, counting consecutive failures (see ``passwords.lock_duration``).
+
+    Failures are counted per typed username whether or not the account
+    exists, and an unknown username costs the same scrypt time: neither the
+    lockout nor the timing tells which usernames exist (issue 11, item 9). A
+    hash made with a lower scrypt cost than :data:`passwords.SCRYPT_N` is
+    replaced on the first successful login.
+
+    Args:
+        db: the database.
+        username: as typed (case and surrounding spaces ignored).
+        password: as typed.
+        now: the current aware time.
+        read_only: the database cannot be written (read-only mode): the
+            password is checked but nothing is counted or upgraded.
+
+    Returns:
+        True for the right password (the count is reset), False otherwise.
+
+    Raises:
+        AccountLockedError: this username is locked (the password is not even
+            checked), or this failure locked it.
+    """
+    name = username.strip()
+    _, locked_until = _throttle(db, name)
+    if locked_until is not None and now < locked_until:
+        raise AccountLockedError(name, locked_until)
+    found = fetch_all(db, "SELECT * FROM therapists WHERE username = ?", (name,))
+    if found:
+        row = found[0]
+        stored = passwords.PasswordHash(
+            row["password_hash"],
+            row["password_salt"],
+            row["scrypt_n"],
+            row["scrypt_r"],
+            row["scrypt_p"],
+        )
+        right = passwords.check_password(password, stored)
+        if stored.n < passwords.SCRYPT_N and not right:
+            # An old, cheaper hash answers faster than an unknown name would.
+            passwords.burn_time(password)
+    else:
+        passwords.burn_time(password)
+        right = False
+    if read_only:
+        return right
+    if right:
+        with transaction(db, "resetting failures"):
+            db.execute("DELETE FROM login_throttle WHERE username = ?", (name,))
+            if stored.n < passwords.SCRYPT_N:
+                _upgrade_hash(db, row["id"], password)
+        return True
+    until = _count_failure(db, name, now)
     if until is not None:
         # Raised after the commit: the lock must be stored before we say so.
-        raise AccountLockedError(row["username"], until)
+        raise AccountLockedError(name, until)
     return False
+
+
+def _upgrade_hash(db: Database, therapist_id: int, password: str) -> None:
+    """Re-hash with today's scrypt cost; the caller holds the transaction."""
+    hashed = passwords.hash_password(password)
+    db.execute(
+        "UPDATE therapists SET password_hash = ?, password_salt = ?, scrypt_n = ?,"
+        " scrypt_r = ?, scrypt_p = ? WHERE id = ?",
+        (hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p, therapist_id),
+    )
+    _LOGGER.info("therapist password hash upgraded to scrypt n=%d", hashed.n)

@@ -1,13 +1,14 @@
-"""Attempt rows: metrics and success derived from a record, insert, and audited edits."""
+"""Attempt rows: metrics and verdicts derived from a record, insert, audited edits and overrides."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from sqlite_utils import Database
 
 from therapy_app.storage import rows
-from therapy_app.storage.metrics import AttemptMetrics, attempt_metrics
+from therapy_app.storage.metrics import AttemptMetrics, attempt_metrics, words
 from therapy_app.storage.records import Attempt, AttemptRecord
 from therapy_app.verdict import decide
 
@@ -48,11 +49,13 @@ def success_for(given: bool | None, metrics: AttemptMetrics) -> tuple[bool | Non
     return decide(metrics.wer).success, True
 
 
-def insert_attempt(db: Database, record: AttemptRecord, created_at: datetime) -> int:
+def insert_attempt(
+    db: Database, record: AttemptRecord, created_at: datetime, client_uuid: str | None = None
+) -> int:
     """INSERT one attempt row with its metrics; the caller holds the transaction."""
     metrics = metrics_for(record)
     success, derived = success_for(record.success, metrics)
-    columns = rows.attempt_columns(record, created_at, success, derived)
+    columns = rows.attempt_columns(record, created_at, success, derived, client_uuid)
     columns.update(rows.metrics_columns(metrics))
     names = ", ".join(columns)
     marks = ", ".join("?" for _ in columns)
@@ -60,13 +63,66 @@ def insert_attempt(db: Database, record: AttemptRecord, created_at: datetime) ->
     return int(cursor.lastrowid)  # type: ignore[arg-type]
 
 
+def verdict_after_edit(attempt: Attempt, metrics: AttemptMetrics) -> tuple[bool | None, bool]:
+    """The verdict (without override) once a therapist has corrected a transcript.
+
+    The corrected transcript is what the therapist heard, so it replaces the
+    recogniser's evidence: the word rule of :func:`therapy_app.verdict.decide`
+    decides alone (the sound score measured the recording against texts, and
+    the text is now known). In completion the answer said inside a longer
+    utterance counts as said, as in the exercise. An attempt without a
+    reference (a free-speech utterance) keeps the verdict it had.
+
+    Returns:
+        The verdict and whether storage derived it.
+    """
+    if metrics.wer is None:
+        return attempt.computed_success, False
+    wer = metrics.wer
+    if attempt.record.kind == "completion" and attempt.record.target_text:
+        heard = words(attempt.transcript)
+        answer = words(attempt.record.target_text)
+        n = len(answer)
+        if n and any(heard[i : i + n] == answer for i in range(len(heard) - n + 1)):
+            wer = 0.0
+    return decide(wer).success, True
+
+
+def _audit_verdict(
+    db: Database,
+    attempt_id: int,
+    cause: str,
+    old: bool | None,
+    new: bool | None,
+    editor: str,
+    reason: str,
+    now: datetime,
+) -> None:
+    db.execute(
+        "INSERT INTO verdict_changes (attempt_id, cause, old_success, new_success, editor,"
+        " reason, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            attempt_id,
+            cause,
+            rows.to_db_bool(old),
+            rows.to_db_bool(new),
+            editor,
+            reason,
+            rows.to_db_time(now),
+        ),
+    )
+
+
 def apply_edit(
     db: Database, attempt: Attempt, field: str, new_text: str, editor: str, now: datetime
 ) -> bool:
-    """Store a transcript edit beside the original, audit it, recompute metrics.
+    """Store a transcript edit beside the original, audit it, recompute metrics and verdict.
 
-    The caller holds the transaction. Returns False (and writes nothing) when
-    the text in force is already ``new_text``.
+    The verdict without override is recomputed (:func:`verdict_after_edit`);
+    a therapist's override stays in force. A change of the verdict in force
+    is audited in ``verdict_changes``. The caller holds the transaction.
+    Returns False (and writes nothing) when the text in force is already
+    ``new_text``.
     """
     old = attempt.transcript if field == "transcript" else attempt.repetition_transcript
     if old == new_text:
@@ -76,12 +132,15 @@ def apply_edit(
         new_text if field == "repetition_transcript" else attempt.edited_repetition_transcript
     )
     metrics = metrics_for(attempt.record, edited, edited_rep)
-    success, derived = success_for(attempt.record.success, metrics)
+    changed = replace(attempt, edited_transcript=edited, edited_repetition_transcript=edited_rep)
+    computed, derived = verdict_after_edit(changed, metrics)
+    in_force = attempt.verdict_override if attempt.verdict_override is not None else computed
     values = rows.metrics_columns(metrics)
     values.update(
         edited_transcript=edited,
         edited_repetition_transcript=edited_rep,
-        success=rows.to_db_bool(success),
+        success=rows.to_db_bool(in_force),
+        auto_success=rows.to_db_bool(computed),
         success_derived=int(derived),
     )
     assignments = ", ".join(f"{name} = ?" for name in values)
@@ -91,4 +150,33 @@ def apply_edit(
         " VALUES (?, ?, ?, ?, ?, ?)",
         (attempt.id, field, old, new_text, editor, rows.to_db_time(now)),
     )
+    if in_force != attempt.success:
+        _audit_verdict(
+            db, attempt.id, "transcript_edit", attempt.success, in_force, editor, "", now
+        )
+    return True
+
+
+def apply_override(
+    db: Database,
+    attempt: Attempt,
+    success: bool | None,
+    editor: str,
+    reason: str,
+    now: datetime,
+) -> bool:
+    """Set (True/False) or remove (None) the therapist's verdict, audited.
+
+    The caller holds the transaction. Returns False (and writes nothing) when
+    the override is already ``success``.
+    """
+    if success == attempt.verdict_override:
+        return False
+    in_force = success if success is not None else attempt.computed_success
+    db.execute(
+        "UPDATE attempts SET verdict_override = ?, success = ? WHERE id = ?",
+        (rows.to_db_bool(success), rows.to_db_bool(in_force), attempt.id),
+    )
+    cause = "override" if success is not None else "override_removed"
+    _audit_verdict(db, attempt.id, cause, attempt.success, in_force, editor, reason, now)
     return True

@@ -12,7 +12,7 @@ from typing import NoReturn
 from sqlite_utils import Database
 
 from therapy_app.paths import create_private_file, make_private
-from therapy_app.storage.errors import translate_sqlite_error
+from therapy_app.storage.errors import StorageError, translate_sqlite_error
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -20,8 +20,15 @@ BUSY_TIMEOUT_MS = 5_000
 """How long a writer waits for another connection's lock before giving up."""
 
 
-def connect(path: Path) -> Database:
+def connect(path: Path, *, read_only: bool = False, tighten: bool = True) -> Database:
     """Open ``path`` (created if missing) with the per-connection settings.
+
+    Args:
+        path: the database file.
+        read_only: open it with SQLite's ``mode=ro`` (a read-only folder or
+            disk): nothing is created, every write fails.
+        tighten: make the file and its journals 0600 now; the app passes
+            False and tightens only once it knows the file is its own.
 
     Settings: ``foreign_keys=ON`` (SQLite forgets it for every new
     connection), a busy timeout, and ``synchronous=FULL`` so that a committed
@@ -39,15 +46,31 @@ def connect(path: Path) -> Database:
         StorageUnavailableError: the file cannot be opened (permissions, missing folder...).
         DatabaseCorruptError: the file is not a database.
     """
-    _make_private(path)
+    if read_only:
+        try:
+            return _open(path, f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        except StorageError:
+            # A WAL file closed cleanly has no -shm, and a read-only folder
+            # cannot get one: read the (checkpointed) main file as immutable.
+            _LOGGER.info("opening %s as immutable (read-only folder)", path)
+            return _open(path, f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    if tighten:
+        make_private_files(path)
+    else:
+        _create_private(path)
+    return _open(path, str(path), uri=False)
+
+
+def _open(path: Path, target: str, *, uri: bool) -> Database:
     try:
         # isolation_level=None: no implicit BEGIN from the driver; every write
         # goes through transaction() (or sqlite-utils' atomic()) explicitly.
         conn = sqlite3.connect(
-            str(path),
+            target,
             timeout=BUSY_TIMEOUT_MS / 1000,
             isolation_level=None,
             check_same_thread=False,
+            uri=uri,
         )
     except sqlite3.Error as exc:
         raise_translated(exc, f"opening {path}")
@@ -63,16 +86,20 @@ def connect(path: Path) -> Database:
         raise_translated(exc, f"configuring {path}")
 
 
-def _make_private(path: Path) -> None:
+def _create_private(path: Path) -> None:
+    try:
+        create_private_file(path)
+    except OSError as exc:
+        _LOGGER.debug("cannot create %s before SQLite does: %s", path, exc)
+
+
+def make_private_files(path: Path) -> None:
     """Create the database file 0600, or tighten it and its journal files (issue 11, item 6).
 
     Failures are left for SQLite to report in French (missing or read-only
     folder): the permissions must never stop the data from being read.
     """
-    try:
-        create_private_file(path)
-    except OSError as exc:
-        _LOGGER.debug("cannot create %s before SQLite does: %s", path, exc)
+    _create_private(path)
     for suffix in ("", "-wal", "-shm", "-journal"):
         companion = path.with_name(path.name + suffix)
         try:
@@ -161,6 +188,13 @@ def _rollback(conn: sqlite3.Connection) -> None:
             _LOGGER.exception("rollback failed")
 
 
-def integrity_check(db: Database) -> list[str]:
-    """``PRAGMA integrity_check`` lines: ``["ok"]`` for a sound file."""
-    return [row[0] for row in db.execute("PRAGMA integrity_check").fetchall()]
+def integrity_check(db: Database, *, quick: bool = False) -> list[str]:
+    """``PRAGMA integrity_check`` lines: ``["ok"]`` for a sound file.
+
+    Args:
+        db: an open database.
+        quick: ``quick_check`` instead: the page and b-tree structure without
+            matching indexes to their tables (linear time, start-up safe).
+    """
+    pragma = "quick_check" if quick else "integrity_check"
+    return [row[0] for row in db.execute(f"PRAGMA {pragma}").fetchall()]

@@ -6,6 +6,7 @@ import errno
 import logging
 import sqlite3
 from datetime import datetime
+from pathlib import Path
 
 from therapy_app.errors import TherapyAppError
 
@@ -60,14 +61,27 @@ class DatabaseCorruptError(StorageError):
     """The database file is damaged or is not a database."""
 
 
+class ForeignDatabaseError(StorageError):
+    """The database file is another program's SQLite database: left untouched."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            "Le fichier de données appartient à un autre programme : "
+            "l'application ne l'a pas modifié.",
+            f"Déplacez le fichier « {path} » ou choisissez un autre dossier de données.",
+            f"{path} is an SQLite database without this app's migrations",
+        )
+        self.path = path
+
+
 class AccountLockedError(StorageError):
     """Too many wrong passwords: the therapist account is locked for a while."""
 
     def __init__(self, username: str, locked_until: datetime) -> None:
         local = locked_until.astimezone()
         super().__init__(
-            "Trop d'essais de mot de passe incorrects : le compte est bloqué "
-            f"jusqu'à {local:%H:%M:%S}.",
+            "Trop d'essais incorrects avec ce nom d'utilisateur : la connexion est "
+            f"bloquée jusqu'à {local:%H:%M:%S}.",
             "Patientez puis réessayez.",
             f"therapist {username!r} locked until {locked_until.isoformat()}",
         )
@@ -117,7 +131,8 @@ def translate_sqlite_error(exc: sqlite3.Error, action: str) -> Exception:
     if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or "malformed" in text:
         return DatabaseCorruptError(
             "La base de données est endommagée.",
-            "Contactez l'assistance ; ne supprimez pas le fichier.",
+            "Restaurez la dernière sauvegarde (commande « therapy-app restore FICHIER ») ; "
+            "ne supprimez pas le fichier.",
             detail,
         )
     _LOGGER.error("SQLite error that looks like a bug while %s: %s", action, exc)
@@ -140,6 +155,12 @@ def translate_os_error(exc: OSError, action: str) -> Exception:
         return StorageUnavailableError(
             "Le dossier des données est en lecture seule.",
             "Vérifiez les droits d'accès au dossier des données.",
+            detail,
+        )
+    if exc.errno in (errno.ENOTDIR, errno.EISDIR, errno.EEXIST):
+        return StorageUnavailableError(
+            "Un fichier occupe la place d'un dossier des données (ou l'inverse).",
+            "Renommez ou déplacez ce fichier dans le dossier des données, puis réessayez.",
             detail,
         )
     if exc.errno in _OS_ENV_ERRNOS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -10,6 +11,8 @@ from sqlite_utils import Database
 
 from therapy_app.storage.records import METRIC_NAMES, ProgressPoint, SessionSummary
 from therapy_app.storage.rows import from_db_time
+
+_LOGGER = logging.getLogger(__name__)
 
 
 def _own_speech(column: str) -> str:
@@ -120,8 +123,27 @@ def session_history(db: Database, patient_id: int) -> list[SessionSummary]:
             mean_wer=r["mean_wer"],
             mean_accuracy=r["mean_accuracy"],
         )
-        for r in rows
+        for r in _readable_times(rows, "session")
     ]
+
+
+def _readable_times(rows: list[sqlite3.Row], what: str) -> list[sqlite3.Row]:
+    """The rows whose times can be read; the others are logged and left out.
+
+    One damaged row must not make a patient's whole history unreadable
+    (issue 11, item 7).
+    """
+    out = []
+    for row in rows:
+        try:
+            from_db_time(row["started_at"])
+            if "ended_at" in row.keys():
+                from_db_time(row["ended_at"])
+        except ValueError:
+            _LOGGER.error("skipping %s %s: unreadable time %r", what, row["id"], row["started_at"])
+            continue
+        out.append(row)
+    return out
 
 
 def progress(
@@ -157,7 +179,7 @@ def progress(
             value=float(r["value"]),
             attempt_count=r["n"],
         )
-        for r in rows
+        for r in _readable_times(rows, "session")
     ]
 
 

@@ -171,8 +171,15 @@ class Attempt:
         created_at: UTC time.
         edited_transcript: the therapist's correction of the transcript, if any.
         edited_repetition_transcript: same for the repetition transcript.
-        success: stored verdict (given or derived).
+        success: the verdict in force: the therapist's override if there is
+            one, else ``computed_success``.
         metrics: metrics of the current (edited if edited) transcripts.
+        computed_success: the verdict without the override: the caller's, or
+            derived by :func:`therapy_app.verdict.decide`, recomputed after a
+            transcript edit.
+        verdict_override: the therapist's verdict, None when not overridden.
+        damaged: columns whose stored value could not be read (bad JSON...);
+            they are shown empty instead of hiding the whole history.
     """
 
     id: int
@@ -182,6 +189,9 @@ class Attempt:
     edited_repetition_transcript: str | None
     success: bool | None
     metrics: AttemptMetrics
+    computed_success: bool | None = None
+    verdict_override: bool | None = None
+    damaged: tuple[str, ...] = ()
 
     @property
     def transcript(self) -> str:
@@ -209,6 +219,36 @@ class TranscriptEdit:
     new_text: str
     editor: str
     edited_at: datetime
+
+
+VerdictCause = Literal["transcript_edit", "override", "override_removed"]
+VERDICT_CAUSES: tuple[str, ...] = ("transcript_edit", "override", "override_removed")
+
+
+@dataclass(frozen=True)
+class VerdictChange:
+    """One audited change of an attempt's verdict in force.
+
+    Attributes:
+        id: database id.
+        attempt_id: the attempt.
+        cause: a transcript edit recomputed it, or the therapist set or
+            removed an override.
+        old_success: the verdict in force before (None: no verdict).
+        new_success: the verdict in force after.
+        editor: the therapist's username.
+        reason: the therapist's note ("" when none).
+        changed_at: UTC time.
+    """
+
+    id: int
+    attempt_id: int
+    cause: VerdictCause
+    old_success: bool | None
+    new_success: bool | None
+    editor: str
+    reason: str
+    changed_at: datetime
 
 
 @dataclass(frozen=True)

@@ -12,22 +12,37 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlite_utils import Database
 
 from therapy_app import pause_tolerance
 from therapy_app.audio.clip import AudioClip
 from therapy_app.paths import ensure_private_dir, user_data_dir
-from therapy_app.storage import accounts, attempts, queries, rows
+from therapy_app.storage import (
+    accounts,
+    attempts,
+    damage,
+    database,
+    opening,
+    pending,
+    queries,
+    rows,
+)
+from therapy_app.storage.damage import DamagedRow
 from therapy_app.storage.database import (
     connect,
     enable_wal,
     integrity_check,
+    make_private_files,
     raise_translated,
     transaction,
 )
-from therapy_app.storage.errors import StorageUnavailableError, translate_os_error
+from therapy_app.storage.errors import (
+    DatabaseCorruptError,
+    StorageUnavailableError,
+    translate_os_error,
+)
 from therapy_app.storage.recordings import (
     SavedRecording,
     file_sha256,
@@ -48,8 +63,10 @@ from therapy_app.storage.records import (
     SessionSummary,
     TherapySession,
     TranscriptEdit,
+    VerdictChange,
 )
-from therapy_app.storage.schema import check_not_newer, migrate
+from therapy_app.storage.replay import ReplayReport, replay, session_id_for
+from therapy_app.storage.schema import check_not_newer, migrate, schema_version
 from therapy_app.storage.startup_lock import startup_lock
 
 _LOGGER = logging.getLogger(__name__)
@@ -57,6 +74,18 @@ _LOGGER = logging.getLogger(__name__)
 DB_FILENAME = "therapy_app.sqlite3"
 AVATAR_COLOURS = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 _COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+class SavedAttempt(NamedTuple):
+    """Where :meth:`SessionRepository.save_attempt` put an attempt.
+
+    Attributes:
+        attempt_id: its id, None while it waits in the on-disk queue.
+        queued: True when the database was busy and it waits on disk.
+    """
+
+    attempt_id: int | None
+    queued: bool
 
 
 def _utc_now() -> datetime:
@@ -92,11 +121,18 @@ class SessionRepository:
         *,
         db_path: Path | None = None,
         clock: Callable[[], datetime] = _utc_now,
+        check_integrity: bool = True,
     ) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else user_data_dir()
         self.db_path = Path(db_path) if db_path is not None else self.data_dir / DB_FILENAME
         self._clock = clock
         self._lock = threading.RLock()
+        self.read_only = False
+        """True when the data folder cannot be written: everything can be viewed, nothing saved."""
+        self.notices: list[str] = []
+        """French messages to show once the app is open (read-only mode, old backup...)."""
+        self.removed_temporary_files: list[str] = []
+        self.replayed = ReplayReport(written=0, remaining=0)
         try:
             ensure_private_dir(self.db_path.parent)
         except (NotADirectoryError, FileExistsError) as exc:
@@ -110,13 +146,27 @@ class SessionRepository:
             if translated is exc:
                 raise
             raise translated from exc
+        if self.db_path.exists() and not self.db_path.is_file():
+            raise StorageUnavailableError(
+                "Un dossier porte le nom du fichier de la base de données.",
+                f"Renommez ou déplacez le dossier « {self.db_path} », puis réessayez.",
+                f"{self.db_path} is not a file",
+            )
+        if not opening.is_writable(self.db_path):
+            self._open_read_only(check_integrity)
+            return
         # One process at a time creates, converts and migrates the file.
         with startup_lock(self.db_path):
-            self._db: Database = connect(self.db_path)
+            self._db: Database = connect(self.db_path, tighten=False)
             try:
                 with self._reading("migrating"):
-                    # Refuse a newer database before anything writes to the file.
+                    # Nothing writes to the file before it is known to be ours,
+                    # sound and not newer than this code.
+                    opening.check_is_ours(self._db, self.db_path)
                     check_not_newer(self._db)
+                    if check_integrity:
+                        opening.check_sound(self._db, self.db_path)
+                    make_private_files(self.db_path)
                     enable_wal(self._db)
                     self.schema_version = migrate(self._db)
             except BaseException:
@@ -125,6 +175,28 @@ class SessionRepository:
         # Half-written recordings of killed processes (complete unreferenced
         # files are kept: see orphan_recordings).
         self.removed_temporary_files = remove_abandoned_temporary_files(self.data_dir)
+        # Attempts queued while the database was locked (issue 11, item 3).
+        self.replay_pending()
+
+    def _open_read_only(self, check_integrity: bool) -> None:
+        """Open for viewing only: a read-only folder or disk (issue 11, item 7)."""
+        if not self.db_path.is_file():
+            raise opening.read_only_missing(self.db_path)
+        self._db = connect(self.db_path, read_only=True)
+        try:
+            with self._reading("opening read-only"):
+                opening.check_is_ours(self._db, self.db_path)
+                check_not_newer(self._db)
+                opening.check_readable_as_is(self._db, self.db_path)
+                if check_integrity:
+                    opening.check_sound(self._db, self.db_path)
+                self.schema_version = schema_version(self._db)
+        except BaseException:
+            self._db.close()
+            raise
+        _LOGGER.warning("%s opened read-only", self.db_path)
+        self.read_only = True
+        self.notices.append(opening.READ_ONLY_NOTICE)
 
     # -- plumbing ---------------------------------------------------------------
 
@@ -139,9 +211,22 @@ class SessionRepository:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    def _check_writable(self, action: str) -> None:
+        if self.read_only:
+            raise StorageUnavailableError(
+                "Les données sont ouvertes en lecture seule : rien ne peut être enregistré.",
+                "Vérifiez les droits d'accès au dossier des données, puis relancez l'application.",
+                f"{action}: read-only mode",
+            )
+
     @contextlib.contextmanager
     def transaction(self, action: str = "writing") -> Iterator[None]:
-        """Group several repository writes into one transaction (nested calls join it)."""
+        """Group several repository writes into one transaction (nested calls join it).
+
+        Raises:
+            StorageUnavailableError: read-only mode, or the database is locked, full...
+        """
+        self._check_writable(action)
         with self._lock, transaction(self._db, action):
             yield
 
@@ -214,7 +299,7 @@ class SessionRepository:
         """All patients by name."""
         with self._reading("listing patients"):
             found = self._fetch("SELECT * FROM patients ORDER BY display_name COLLATE NOCASE, id")
-            return [rows.patient_from_row(r) for r in found]
+            return rows.readable(found, rows.patient_from_row, "patient")
 
     # -- therapist accounts -----------------------------------------------------
 
@@ -224,11 +309,13 @@ class SessionRepository:
             return accounts.has_therapist(self._db)
 
     def create_therapist(self, username: str, password: str) -> None:
-        """Create an account with an scrypt-hashed password.
+        """Create the therapist account (first run only) with an scrypt-hashed password.
 
         Raises:
-            AccountError: empty or taken username, password shorter than 8 characters.
+            AccountError: an account exists already, empty username, password
+                shorter than 8 characters.
         """
+        self._check_writable("creating a therapist")
         with self._reading("creating a therapist"):
             accounts.create_therapist(self._db, username, password, self._clock())
 
@@ -243,7 +330,9 @@ class SessionRepository:
             AccountLockedError: the account is locked, or this failure locked it.
         """
         with self._reading("verifying a therapist"):
-            return accounts.verify_therapist(self._db, username, password, self._clock())
+            return accounts.verify_therapist(
+                self._db, username, password, self._clock(), read_only=self.read_only
+            )
 
     # -- exercises and sessions -------------------------------------------------
 
@@ -259,16 +348,32 @@ class SessionRepository:
             return [rows.exercise_from_row(r) for r in found]
 
     def start_session(
-        self, patient_id: int, exercise_kind: str, *, exercise_id: int | None = None
+        self,
+        patient_id: int,
+        exercise_kind: str,
+        *,
+        exercise_id: int | None = None,
+        client_uuid: str | None = None,
+        started_at: datetime | None = None,
     ) -> TherapySession:
-        """Open a session (ended by :meth:`end_session`)."""
+        """Open a session (ended by :meth:`end_session`).
+
+        Args:
+            patient_id: who practises.
+            exercise_kind: one of ``EXERCISE_KINDS``.
+            exercise_id: the catalogue exercise, if any.
+            client_uuid: the id the caller gave the session before its row
+                existed (see :meth:`queue_session`).
+            started_at: when it started (default now).
+        """
         if exercise_kind not in EXERCISE_KINDS:
             raise ValueError(f"unknown exercise kind {exercise_kind!r}")
+        when = started_at or self._clock()
         with self.transaction("starting a session"):
             new_id = self._db.execute(
-                "INSERT INTO sessions (patient_id, exercise_kind, exercise_id, started_at)"
-                " VALUES (?, ?, ?, ?)",
-                (patient_id, exercise_kind, exercise_id, rows.to_db_time(self._clock())),
+                "INSERT INTO sessions (patient_id, exercise_kind, exercise_id, started_at,"
+                " client_uuid) VALUES (?, ?, ?, ?, ?)",
+                (patient_id, exercise_kind, exercise_id, rows.to_db_time(when), client_uuid),
             ).lastrowid
         return self.get_session(int(new_id))  # type: ignore[arg-type]
 
@@ -295,13 +400,207 @@ class SessionRepository:
                 "SELECT * FROM sessions WHERE patient_id = ? ORDER BY started_at, id",
                 (patient_id,),
             )
-            return [rows.session_from_row(r) for r in found]
+            return rows.readable(found, rows.session_from_row, "session")
 
     # -- attempts ---------------------------------------------------------------
 
     def save_recording(self, clip: AudioClip, patient_id: int) -> SavedRecording:
         """Write a recording into this repository's data dir (see ``recordings``)."""
+        self._check_writable("saving a recording")
         return save_recording(clip, patient_id, data_dir=self.data_dir, when=self._clock())
+
+    # -- the queue for a locked database (issue 11, item 3) ---------------------
+
+    def queue_session(
+        self,
+        patient_id: int,
+        exercise_kind: str,
+        client_uuid: str,
+        *,
+        exercise_id: int | None = None,
+    ) -> pending.QueuedSession:
+        """Record on disk a session that could not be started in the database.
+
+        Its row is written by :meth:`replay_pending`, with ``client_uuid``;
+        attempts saved meanwhile with ``session_uuid=client_uuid`` join it.
+
+        Raises:
+            StorageUnavailableError: the journal cannot be written either.
+        """
+        if exercise_kind not in EXERCISE_KINDS:
+            raise ValueError(f"unknown exercise kind {exercise_kind!r}")
+        self._check_writable("queueing a session")
+        session = pending.QueuedSession(
+            client_uuid, patient_id, exercise_kind, exercise_id, self._clock()
+        )
+        self._write_journal(lambda: pending.queue_session(self.data_dir, session))
+        return session
+
+    def end_session_or_queue(self, session_id: int | None, client_uuid: str) -> bool:
+        """End a session now, or queue its end time when the database is busy.
+
+        Returns:
+            True when it was written now, False when queued.
+        """
+        if session_id is None:
+            session_id = self.session_id_for(client_uuid)
+        if session_id is not None:
+            try:
+                self.end_session(session_id)
+                return True
+            except StorageUnavailableError as exc:
+                if self.read_only:
+                    raise
+                _LOGGER.warning("queueing the end of session %s: %s", session_id, exc.detail)
+        end = pending.QueuedSession(client_uuid, None, None, None, None, self._clock())
+        self._write_journal(lambda: pending.queue_session(self.data_dir, end))
+        return False
+
+    def session_id_for(self, client_uuid: str) -> int | None:
+        """The id of the session started (or replayed) with ``client_uuid``, if its row exists."""
+        with self._reading("finding a session"):
+            return session_id_for(self._db, client_uuid)
+
+    def save_attempt(
+        self,
+        record: AttemptRecord,
+        clip: AudioClip | None = None,
+        *,
+        session_uuid: str | None = None,
+        patient_id: int | None = None,
+        queue_only: bool = False,
+    ) -> SavedAttempt:
+        """Store an attempt now, or queue it durably when the database is busy.
+
+        The recording is written first (atomically). Then the row, unless
+        ``queue_only`` (its session is itself queued: waiting for the lock
+        again would only make the patient wait). When the database is locked
+        past the busy timeout, a journal is written beside the recording
+        (:mod:`therapy_app.storage.pending`) and replayed by
+        :meth:`replay_pending`: nothing is lost.
+
+        Args:
+            record: the attempt; its ``session_id`` is ignored when
+                ``session_uuid`` is given and the session has no row yet.
+            clip: its recording.
+            session_uuid: the session's ``client_uuid``.
+            patient_id: the patient (needed with a queued session, for the
+                recording's folder).
+            queue_only: do not try the database now.
+
+        Returns:
+            The attempt id, or None and ``queued=True``.
+
+        Raises:
+            StorageUnavailableError: neither the database nor the queue could
+                take it (disk full, read-only).
+        """
+        if record.kind not in EXERCISE_KINDS:
+            raise ValueError(f"unknown exercise kind {record.kind!r}")
+        self._check_writable("saving an attempt")
+        client_uuid = pending.new_uuid()
+        created_at = record.created_at or self._clock()
+        if not queue_only and session_uuid is not None:
+            try:
+                known = self.session_id_for(session_uuid)
+            except StorageUnavailableError:
+                known = None
+            if known is None:
+                queue_only = True
+            else:
+                record = replace(record, session_id=known)
+        if patient_id is None:
+            if queue_only:
+                raise ValueError("patient_id is needed to queue an attempt")
+            patient_id = self.get_session(record.session_id).patient_id
+        record, saved = self._write_recording(record, clip, patient_id, created_at)
+        if not queue_only:
+            try:
+                with self.transaction("adding an attempt"):
+                    attempt_id = attempts.insert_attempt(self._db, record, created_at, client_uuid)
+                return SavedAttempt(attempt_id, queued=False)
+            except StorageUnavailableError as exc:
+                # Locked past the busy timeout (or another failure of the
+                # database alone): the recording is safe, the row waits on disk.
+                _LOGGER.warning("database unavailable, queueing the attempt: %s", exc.detail)
+            except BaseException:
+                self._forget_recording(saved)
+                raise
+        queued = pending.QueuedAttempt(
+            client_uuid, replace(record, created_at=created_at), created_at, session_uuid
+        )
+        try:
+            self._write_journal(lambda: pending.queue_attempt(self.data_dir, queued))
+        except BaseException:
+            self._forget_recording(saved)
+            raise
+        return SavedAttempt(None, queued=True)
+
+    def _write_recording(
+        self,
+        record: AttemptRecord,
+        clip: AudioClip | None,
+        patient_id: int,
+        created_at: datetime,
+    ) -> tuple[AttemptRecord, SavedRecording | None]:
+        if clip is None:
+            return record, None
+        saved = save_recording(clip, patient_id, data_dir=self.data_dir, when=created_at)
+        record = replace(
+            record,
+            recording_path=saved.relative_path,
+            recording_sha256=saved.sha256,
+            duration_s=record.duration_s if record.duration_s is not None else clip.duration,
+        )
+        return record, saved
+
+    def _forget_recording(self, saved: SavedRecording | None) -> None:
+        if saved is not None:
+            remove_recording(saved.relative_path, self.data_dir)
+
+    def _write_journal(self, write: Callable[[], object]) -> None:
+        try:
+            write()
+        except OSError as exc:
+            translated = translate_os_error(exc, "writing the queue")
+            if translated is exc:
+                raise
+            raise translated from exc
+
+    def replay_pending(self, *, wait_ms: int | None = None) -> ReplayReport:
+        """Write the queued sessions and attempts into the database (best effort).
+
+        Called at start-up, and by the practice after a save while anything
+        waits. A database still locked leaves the rest queued.
+
+        Args:
+            wait_ms: how long to wait for the lock this time (default: the
+                usual busy timeout); a short wait keeps the practice responsive.
+
+        Returns:
+            How many attempts were written and how many still wait.
+        """
+        if self.read_only or not pending.pending_dir(self.data_dir).is_dir():
+            return ReplayReport(written=0, remaining=pending.queued_count(self.data_dir))
+        with self._lock:
+            conn = self._db.conn
+            if wait_ms is not None:
+                conn.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
+            try:
+                self.replayed = replay(self._db, self.data_dir)
+            except StorageUnavailableError as exc:
+                _LOGGER.warning("queue not replayed yet: %s", exc.detail)
+                self.replayed = ReplayReport(
+                    written=0, remaining=pending.queued_count(self.data_dir)
+                )
+            finally:
+                if wait_ms is not None:
+                    conn.execute(f"PRAGMA busy_timeout = {database.BUSY_TIMEOUT_MS}")
+        return self.replayed
+
+    def queued_attempt_count(self) -> int:
+        """Attempts waiting in the on-disk queue."""
+        return pending.queued_count(self.data_dir)
 
     def add_attempt(self, record: AttemptRecord, clip: AudioClip | None = None) -> int:
         """Store one complete attempt, committed before returning.
@@ -321,6 +620,7 @@ class SessionRepository:
         """
         if record.kind not in EXERCISE_KINDS:
             raise ValueError(f"unknown exercise kind {record.kind!r}")
+        self._check_writable("adding an attempt")
         created_at = record.created_at or self._clock()
         session = self.get_session(record.session_id)
         saved: SavedRecording | None = None
@@ -343,11 +643,22 @@ class SessionRepository:
             raise
 
     def get_attempt(self, attempt_id: int) -> Attempt:
-        """Raises KeyError for an unknown id."""
+        """One attempt (unreadable JSON columns are empty and listed in ``damaged``).
+
+        Raises:
+            KeyError: unknown id.
+            DatabaseCorruptError: the row's time cannot be read.
+        """
         with self._reading("reading an attempt"):
-            return rows.attempt_from_row(
-                self._fetch_one("SELECT * FROM attempts WHERE id = ?", (attempt_id,), "attempt")
-            )
+            row = self._fetch_one("SELECT * FROM attempts WHERE id = ?", (attempt_id,), "attempt")
+            try:
+                return rows.attempt_from_row(row)
+            except rows.DamagedRowError as exc:
+                raise DatabaseCorruptError(
+                    "Cet essai est endommagé dans la base de données et ne peut pas être affiché.",
+                    "Les autres essais ne sont pas touchés.",
+                    str(exc),
+                ) from exc
 
     def list_attempts(
         self, *, session_id: int | None = None, patient_id: int | None = None
@@ -367,7 +678,7 @@ class SessionRepository:
                     " WHERE s.patient_id = ? ORDER BY a.created_at, a.id",
                     (patient_id,),
                 )
-            return [rows.attempt_from_row(r) for r in found]
+            return rows.readable(found, rows.attempt_from_row, "attempt")
 
     def recording_path(self, attempt: Attempt) -> Path | None:
         """Absolute path of the attempt's recording, if it has one."""
@@ -396,6 +707,7 @@ class SessionRepository:
                     "SELECT recording_path FROM attempts WHERE recording_path IS NOT NULL"
                 )
             }
+        referenced |= pending.queued_recordings(self.data_dir)
         return sorted(recording_files(self.data_dir) - referenced)
 
     # -- transcript edits -------------------------------------------------------
@@ -424,6 +736,47 @@ class SessionRepository:
                 return attempt
             return self.get_attempt(attempt_id)
 
+    def override_verdict(
+        self, attempt_id: int, success: bool | None, editor: str, reason: str = ""
+    ) -> Attempt:
+        """The therapist decides the verdict of an attempt (None gives it back to the rule).
+
+        The override is kept beside the computed verdict, which transcript
+        edits go on recomputing; every change is audited (:meth:`verdict_changes`).
+
+        Args:
+            attempt_id: the attempt.
+            success: True (success), False (failure) or None (remove the override).
+            editor: who decides (therapist username).
+            reason: an optional note.
+
+        Returns:
+            The updated attempt. Setting the override it already has records nothing.
+        """
+        if not editor.strip():
+            raise ValueError("editor must not be empty")
+        with self.transaction("overriding a verdict"):
+            attempt = self.get_attempt(attempt_id)
+            if not attempts.apply_override(
+                self._db, attempt, success, editor.strip(), reason.strip(), self._clock()
+            ):
+                return attempt
+            return self.get_attempt(attempt_id)
+
+    def verdict_changes(self, attempt_id: int) -> list[VerdictChange]:
+        """Audit trail of the attempt's verdict in force, oldest first."""
+        with self._reading("listing verdict changes"):
+            found = self._fetch(
+                "SELECT * FROM verdict_changes WHERE attempt_id = ? ORDER BY changed_at, id",
+                (attempt_id,),
+            )
+            return rows.readable(found, rows.verdict_change_from_row, "verdict change")
+
+    def damaged_rows(self) -> list[DamagedRow]:
+        """Rows with values the app cannot read (bad JSON, bad times), for a maintenance view."""
+        with self._reading("looking for damaged rows"):
+            return damage.find_damaged_rows(self._db)
+
     def transcript_edits(self, attempt_id: int) -> list[TranscriptEdit]:
         """The audit trail of an attempt, oldest first."""
         with self._reading("listing transcript edits"):
@@ -431,7 +784,7 @@ class SessionRepository:
                 "SELECT * FROM transcript_edits WHERE attempt_id = ? ORDER BY edited_at, id",
                 (attempt_id,),
             )
-            return [rows.edit_from_row(r) for r in found]
+            return rows.readable(found, rows.edit_from_row, "transcript edit")
 
     # -- history, progress, export ---------------------------------------------
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from therapy_app.storage.metrics import AttemptMetrics
 from therapy_app.storage.records import (
@@ -18,7 +20,12 @@ from therapy_app.storage.records import (
     StepTimings,
     TherapySession,
     TranscriptEdit,
+    VerdictChange,
 )
+
+T = TypeVar("T")
+
+_LOGGER = logging.getLogger(__name__)
 
 Row = sqlite3.Row | dict[str, Any]
 
@@ -34,15 +41,38 @@ def to_db_time(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
+class DamagedRowError(ValueError):
+    """A row cannot be read at all (its time or its identity is unreadable).
+
+    Lists skip such a row (and log it) instead of failing as a whole: one
+    damaged row must not hide a patient's whole history (issue 11, item 7).
+    """
+
+
 def from_db_time(text: str | None) -> datetime | None:
-    """Inverse of :func:`to_db_time` (None stays None)."""
-    return datetime.fromisoformat(text) if text else None
+    """Inverse of :func:`to_db_time` (None stays None).
+
+    A time without a zone (written by another tool) is taken as UTC, so that
+    it still compares with the app's aware times.
+
+    Raises:
+        ValueError: the text is not an ISO 8601 time.
+    """
+    if not text:
+        return None
+    if not isinstance(text, str):
+        raise ValueError(f"not a time: {text!r}")
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _required_time(text: str) -> datetime:
-    moment = from_db_time(text)
+def _required_time(text: str, what: str = "row") -> datetime:
+    try:
+        moment = from_db_time(text)
+    except ValueError as exc:
+        raise DamagedRowError(f"{what}: unreadable time {text!r}") from exc
     if moment is None:
-        raise ValueError("missing timestamp in a NOT NULL column")
+        raise DamagedRowError(f"{what}: missing timestamp in a NOT NULL column")
     return moment
 
 
@@ -55,6 +85,15 @@ def to_json(value: Any) -> str | None:
 
 def from_json(text: str | None) -> Any:
     return json.loads(text) if text else None
+
+
+def _lenient(column: str, damaged: list[str], read: Any, default: Any) -> Any:
+    """``read()``, or ``default`` with ``column`` noted as damaged when it fails."""
+    try:
+        return read()
+    except (ValueError, TypeError, KeyError, AttributeError):
+        damaged.append(column)
+        return default
 
 
 def to_db_bool(value: bool | None) -> int | None:
@@ -71,9 +110,22 @@ def patient_from_row(row: Row) -> Patient:
         display_name=row["display_name"],
         initials=row["initials"],
         avatar_colour=row["avatar_colour"],
-        created_at=_required_time(row["created_at"]),
+        created_at=_lenient_time(row["created_at"], f"patient {row['id']}"),
         pause_tolerance_ms=row["pause_tolerance_ms"],
     )
+
+
+_UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _lenient_time(text: str, what: str) -> datetime:
+    # A patient with an unreadable creation date is still a patient: hiding
+    # them would hide their whole history.
+    try:
+        return _required_time(text, what)
+    except DamagedRowError:
+        _LOGGER.warning("%s has an unreadable creation time %r", what, text)
+        return _UNKNOWN_TIME
 
 
 def exercise_from_row(row: Row) -> Exercise:
@@ -86,7 +138,7 @@ def session_from_row(row: Row) -> TherapySession:
         patient_id=row["patient_id"],
         exercise_kind=row["exercise_kind"],
         exercise_id=row["exercise_id"],
-        started_at=_required_time(row["started_at"]),
+        started_at=_required_time(row["started_at"], f"session {row['id']}"),
         ended_at=from_db_time(row["ended_at"]),
     )
 
@@ -99,7 +151,7 @@ def edit_from_row(row: Row) -> TranscriptEdit:
         old_text=row["old_text"],
         new_text=row["new_text"],
         editor=row["editor"],
-        edited_at=_required_time(row["edited_at"]),
+        edited_at=_required_time(row["edited_at"], f"transcript edit {row['id']}"),
     )
 
 
@@ -109,9 +161,16 @@ def metrics_columns(metrics: AttemptMetrics) -> dict[str, Any]:
 
 
 def attempt_columns(
-    record: AttemptRecord, created_at: datetime, success: bool | None, success_derived: bool
+    record: AttemptRecord,
+    created_at: datetime,
+    success: bool | None,
+    success_derived: bool,
+    client_uuid: str | None = None,
 ) -> dict[str, Any]:
-    """The attempts columns for a new row (metrics added separately)."""
+    """The attempts columns for a new row (metrics added separately).
+
+    ``client_uuid`` identifies an attempt replayed from the on-disk queue.
+    """
     timings = asdict(record.timings) if record.timings is not None else None
     return {
         "session_id": record.session_id,
@@ -131,7 +190,10 @@ def attempt_columns(
         "target_score": record.target_score,
         "target_logprob": record.target_logprob,
         "success": to_db_bool(success),
+        "auto_success": to_db_bool(success),
+        "given_success": to_db_bool(record.success),
         "success_derived": int(success_derived),
+        "client_uuid": client_uuid,
         "cue_level": record.cue_level,
         "timings": to_json(timings),
         "provider": record.provider,
@@ -140,9 +202,41 @@ def attempt_columns(
     }
 
 
+def _candidates(text: str | None) -> list[Candidate]:
+    found = from_json(text) or []
+    if not isinstance(found, list):
+        raise ValueError("not a list")
+    return [Candidate(text=str(c["text"]), score=float(c["score"])) for c in found]
+
+
+def _timings(text: str | None) -> StepTimings | None:
+    found = from_json(text)
+    return StepTimings(**found) if found is not None else None
+
+
+def _mapping(text: str | None) -> dict[str, str]:
+    found = from_json(text) or {}
+    if not isinstance(found, dict):
+        raise ValueError("not an object")
+    return found
+
+
+def _floats(text: str | None) -> list[float] | None:
+    found = from_json(text)
+    if found is not None and not isinstance(found, list):
+        raise ValueError("not a list")
+    return found
+
+
 def attempt_from_row(row: Row) -> Attempt:
-    timings = from_json(row["timings"])
-    created_at = _required_time(row["created_at"])
+    """The stored attempt; unreadable JSON columns are emptied and listed in ``damaged``.
+
+    Raises:
+        DamagedRowError: its time is unreadable (lists skip the row).
+    """
+    created_at = _required_time(row["created_at"], f"attempt {row['id']}")
+    damaged: list[str] = []
+    given = row["given_success"]
     record = AttemptRecord(
         session_id=row["session_id"],
         kind=row["kind"],
@@ -151,25 +245,33 @@ def attempt_from_row(row: Row) -> Attempt:
         recording_path=row["recording_path"],
         recording_sha256=row["recording_sha256"],
         duration_s=row["duration_s"],
-        token_logprobs=from_json(row["token_logprobs"]),
+        token_logprobs=_lenient(
+            "token_logprobs", damaged, lambda: _floats(row["token_logprobs"]), None
+        ),
         avg_logprob=row["avg_logprob"],
         correction_best=row["correction_best"],
-        correction_alternatives=[
-            Candidate(text=c["text"], score=c["score"])
-            for c in from_json(row["correction_alternatives"]) or []
-        ],
+        correction_alternatives=_lenient(
+            "correction_alternatives",
+            damaged,
+            lambda: _candidates(row["correction_alternatives"]),
+            [],
+        ),
         chosen_sentence=row["chosen_sentence"],
         repetition_transcript=row["repetition_transcript"],
         target_score=row["target_score"],
         target_logprob=row["target_logprob"],
-        success=None if row["success_derived"] else from_db_bool(row["success"]),
+        success=from_db_bool(given),
         cue_level=row["cue_level"],
-        timings=StepTimings(**timings) if timings is not None else None,
+        timings=_lenient("timings", damaged, lambda: _timings(row["timings"]), None),
         provider=row["provider"],
-        model_versions=from_json(row["model_versions"]) or {},
+        model_versions=_lenient(
+            "model_versions", damaged, lambda: _mapping(row["model_versions"]), {}
+        ),
         pause_ratio=row["pause_ratio"],
         created_at=created_at,
     )
+    if damaged:
+        _LOGGER.warning("attempt %s has unreadable columns %s", row["id"], damaged)
     return Attempt(
         id=row["id"],
         record=record,
@@ -185,4 +287,31 @@ def attempt_from_row(row: Row) -> Attempt:
             wer=row["wer"],
             accuracy=row["accuracy"],
         ),
+        computed_success=from_db_bool(row["auto_success"]),
+        verdict_override=from_db_bool(row["verdict_override"]),
+        damaged=tuple(damaged),
     )
+
+
+def verdict_change_from_row(row: Row) -> VerdictChange:
+    return VerdictChange(
+        id=row["id"],
+        attempt_id=row["attempt_id"],
+        cause=row["cause"],
+        old_success=from_db_bool(row["old_success"]),
+        new_success=from_db_bool(row["new_success"]),
+        editor=row["editor"],
+        reason=row["reason"],
+        changed_at=_required_time(row["changed_at"], f"verdict change {row['id']}"),
+    )
+
+
+def readable(found: list[sqlite3.Row], convert: Callable[[sqlite3.Row], T], what: str) -> list[T]:
+    """``convert`` each row, skipping (and logging) the rows that cannot be read at all."""
+    out: list[T] = []
+    for row in found:
+        try:
+            out.append(convert(row))
+        except DamagedRowError as exc:
+            _LOGGER.error("skipping an unreadable %s: %s", what, exc)
+    return out

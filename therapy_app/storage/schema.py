@@ -147,6 +147,72 @@ def m003_patient_pause_tolerance(db: Database) -> None:
     _set_version(db, 3)
 
 
+@MIGRATIONS()
+def m004_queue_verdicts_throttle_backups(db: Database) -> None:
+    """v4 (issues 10 and 11): replay ids, audited verdicts, login throttle, backup log.
+
+    * ``sessions.client_uuid`` / ``attempts.client_uuid``: ids given before the
+      row exists, so that an attempt queued on disk while the database was
+      locked is written exactly once when the queue is replayed.
+    * ``attempts.given_success`` (the caller's verdict as given, never
+      changed), ``auto_success`` (the verdict without the therapist's
+      override: given, derived, or recomputed after a transcript edit) and
+      ``verdict_override``; ``success`` stays the verdict in force, which every
+      query reads. ``verdict_changes`` audits each change of the verdict in force.
+    * ``login_throttle``: wrong-password counts per typed username, existing
+      or not, so that the lockout does not tell which usernames exist.
+    * ``backups``: when backups were made and restored (the "last backup is
+      old" warning).
+    """
+    db.executescript(
+        """
+        ALTER TABLE sessions ADD COLUMN client_uuid TEXT;
+        CREATE UNIQUE INDEX idx_sessions_client_uuid ON sessions(client_uuid);
+        ALTER TABLE attempts ADD COLUMN client_uuid TEXT;
+        CREATE UNIQUE INDEX idx_attempts_client_uuid ON attempts(client_uuid);
+        ALTER TABLE attempts ADD COLUMN given_success INTEGER
+            CHECK (given_success IN (0, 1));
+        ALTER TABLE attempts ADD COLUMN auto_success INTEGER
+            CHECK (auto_success IN (0, 1));
+        ALTER TABLE attempts ADD COLUMN verdict_override INTEGER
+            CHECK (verdict_override IN (0, 1));
+        UPDATE attempts SET
+            auto_success = success,
+            given_success = CASE WHEN success_derived THEN NULL ELSE success END;
+        CREATE TABLE verdict_changes (
+            id INTEGER PRIMARY KEY,
+            attempt_id INTEGER NOT NULL REFERENCES attempts(id),
+            cause TEXT NOT NULL
+                CHECK (cause IN ('transcript_edit', 'override', 'override_removed')),
+            old_success INTEGER CHECK (old_success IN (0, 1)),
+            new_success INTEGER CHECK (new_success IN (0, 1)),
+            editor TEXT NOT NULL,
+            reason TEXT NOT NULL DEFAULT '',
+            changed_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_verdict_changes_attempt ON verdict_changes(attempt_id);
+        CREATE TABLE login_throttle (
+            username TEXT PRIMARY KEY COLLATE NOCASE,
+            failed_attempts INTEGER NOT NULL DEFAULT 0,
+            locked_until TEXT
+        );
+        INSERT INTO login_throttle (username, failed_attempts, locked_until)
+            SELECT username, failed_attempts, locked_until FROM therapists
+            WHERE failed_attempts > 0 OR locked_until IS NOT NULL;
+        CREATE TABLE backups (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('backup', 'restore')),
+            made_at TEXT NOT NULL,
+            file_name TEXT NOT NULL,
+            encrypted INTEGER NOT NULL CHECK (encrypted IN (0, 1)),
+            attempt_count INTEGER,
+            size_bytes INTEGER
+        );
+        """
+    )
+    _set_version(db, 4)
+
+
 SCHEMA_VERSION = len(MIGRATIONS._migrations)  # noqa: SLF001 - no public count in sqlite-utils
 """The version this code writes; a database with a higher ``user_version`` is refused."""
 
