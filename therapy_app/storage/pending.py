@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 import uuid
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
@@ -135,12 +136,15 @@ class QueuedAttempt:
             (``record.session_id`` is 0 while only ``session_uuid`` is known).
         created_at: when it was made.
         session_uuid: the session's ``client_uuid``, when its id was not known.
+        queued_ns: wall-clock nanoseconds when it was queued (keeps the order
+            of attempts made within the same clock tick).
     """
 
     uuid: str
     record: AttemptRecord
     created_at: datetime
     session_uuid: str | None = None
+    queued_ns: int = 0
 
 
 def _session_file(data_dir: Path, session_uuid: str) -> Path:
@@ -193,6 +197,7 @@ def queue_attempt(data_dir: Path, attempt: QueuedAttempt) -> Path:
             "uuid": attempt.uuid,
             "session_uuid": attempt.session_uuid,
             "created_at": to_db_time(attempt.created_at),
+            "queued_ns": attempt.queued_ns or time.time_ns(),
             "record": record_to_json(attempt.record),
         },
     )
@@ -228,6 +233,7 @@ def read_attempt(path: Path) -> QueuedAttempt | None:
             record=record_from_json(data["record"]),
             created_at=created_at,
             session_uuid=data.get("session_uuid"),
+            queued_ns=int(data.get("queued_ns") or 0),
         )
     except (OSError, ValueError, KeyError, TypeError):
         _LOGGER.exception("unreadable queued attempt %s", path)
@@ -251,7 +257,7 @@ def queued_attempts(data_dir: Path) -> list[tuple[Path, QueuedAttempt]]:
         return []
     found = [(p, read_attempt(p)) for p in sorted(folder.glob("attempt-*.json"))]
     ok = [(p, a) for p, a in found if a is not None]
-    return sorted(ok, key=lambda item: item[1].created_at)
+    return sorted(ok, key=lambda item: (item[1].created_at, item[1].queued_ns))
 
 
 def queued_count(data_dir: Path) -> int:
