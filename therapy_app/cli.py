@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import math
+import os
 import re
 import subprocess
 import sys
@@ -314,6 +315,95 @@ def _record(loop):  # noqa: ANN001, ANN202 - SpeechLoop -> AudioClip | None
     return clip
 
 
+PASSPHRASE_ENV = "THERAPY_APP_BACKUP_PASSPHRASE"
+
+
+def _passphrase(args: argparse.Namespace, *, confirm: bool) -> str | None:
+    """The backup passphrase: a file, the environment, or typed twice (never an argument)."""
+    if args.passphrase_file:
+        try:
+            return Path(args.passphrase_file).read_text(encoding="utf-8").rstrip("\r\n")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TherapyAppError(
+                "Le fichier du mot de passe ne peut pas être lu.", "", str(exc)
+            ) from exc
+    if os.environ.get(PASSPHRASE_ENV):
+        return os.environ[PASSPHRASE_ENV]
+    if not getattr(args, "encrypt", True):
+        return None
+    if not sys.stdin.isatty():
+        raise TherapyAppError(
+            "Aucun mot de passe pour la sauvegarde.",
+            f"Utilisez --passphrase-file ou la variable {PASSPHRASE_ENV}.",
+        )
+    import getpass
+
+    first = getpass.getpass("Mot de passe de la sauvegarde : ")
+    if confirm and getpass.getpass("Encore une fois : ") != first:
+        raise TherapyAppError("Les deux mots de passe ne sont pas identiques.", "Recommencez.")
+    return first
+
+
+def _cmd_backup(args: argparse.Namespace) -> int:
+    from therapy_app.storage import SessionRepository
+    from therapy_app.storage.backup import backup_warning, create_backup
+
+    with SessionRepository(check_integrity=False) as repository:
+        if args.status:
+            warning = backup_warning(repository, args.max_age_days)
+            last = repository.last_backup_time()
+            _out(
+                f"dernière sauvegarde : {last.astimezone():%d/%m/%Y %H:%M}"
+                if last
+                else "dernière sauvegarde : aucune"
+            )
+            if warning:
+                _out(warning)
+            return 1 if warning else 0
+        if args.destination is None:
+            raise TherapyAppError(
+                "Indiquez où écrire la sauvegarde (un fichier ou un dossier).",
+                "Exemple : therapy-app backup /media/cle-usb",
+            )
+        passphrase = _passphrase(args, confirm=True) if args.encrypt else None
+        info = create_backup(repository, Path(args.destination), passphrase=passphrase)
+    _out(
+        f"Sauvegarde écrite : {info.path} ({info.patient_count} patient(s), "
+        f"{info.attempt_count} essai(s), {info.file_count} fichier(s)"
+        f"{', chiffrée' if info.encrypted else ''})."
+    )
+    if info.missing:
+        _err(f"Attention : {len(info.missing)} enregistrement(s) introuvable(s) sur le disque.")
+    return 0
+
+
+def _cmd_restore(args: argparse.Namespace) -> int:
+    from therapy_app.storage.backup import restore_backup
+    from therapy_app.storage.backup_crypto import is_encrypted
+
+    archive = Path(args.archive)
+    passphrase = None
+    if archive.is_file() and is_encrypted(archive):
+        passphrase = _passphrase(args, confirm=False)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise TherapyAppError(
+                "La restauration remplace les données actuelles.",
+                "Confirmez avec --yes (les données actuelles sont mises de côté, pas effacées).",
+            )
+        answer = input("Remplacer les données actuelles par cette sauvegarde ? [o/N] ")
+        if answer.strip().lower() not in ("o", "oui", "y", "yes"):
+            _out("Rien n'a été modifié.")
+            return 1
+    info = restore_backup(archive, passphrase=passphrase)
+    _out(
+        f"Sauvegarde du {info.made_at.astimezone():%d/%m/%Y %H:%M} restaurée "
+        f"({info.patient_count} patient(s), {info.attempt_count} essai(s)). "
+        "Les données précédentes sont gardées dans le dossier « avant-restauration-… »."
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
     parser = _FrenchArgumentParser(prog="therapy-app", description=__doc__)
@@ -376,6 +466,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--rate", type=_rate, default=140.0, help="words per minute of the answer")
     p.set_defaults(func=_cmd_loop)
+
+    p = sub.add_parser("backup", help="back up all patients' data (database + recordings)")
+    p.add_argument("destination", nargs="?", help="backup file, or a folder to write it in")
+    p.add_argument("--encrypt", action="store_true", help="protect it with a passphrase")
+    p.add_argument("--passphrase-file", help="read the passphrase from this file")
+    p.add_argument("--status", action="store_true", help="say when the last backup was made")
+    p.add_argument(
+        "--max-age-days", type=_whole, default=7, help="--status: warn past this age (days)"
+    )
+    p.set_defaults(func=_cmd_backup)
+
+    p = sub.add_parser("restore", help="replace the data with a backup (current data kept aside)")
+    p.add_argument("archive", help="the .therapy-backup file")
+    p.add_argument("--passphrase-file", help="read the passphrase from this file")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(func=_cmd_restore)
     return parser
 
 

@@ -18,7 +18,7 @@ from sqlite_utils import Database
 
 from therapy_app import pause_tolerance
 from therapy_app.audio.clip import AudioClip
-from therapy_app.paths import ensure_private_dir, user_data_dir
+from therapy_app.paths import create_private_file, ensure_private_dir, user_data_dir
 from therapy_app.storage import (
     accounts,
     attempts,
@@ -246,6 +246,70 @@ class SessionRepository:
         if not found:
             raise KeyError(f"no {what} with id {params[0]!r}")
         return found[0]
+
+    def now(self) -> datetime:
+        """The repository's current aware UTC time (its clock)."""
+        return self._clock()
+
+    def snapshot_database(self, target: Path) -> None:
+        """A consistent copy of the database at ``target``, made while the app runs.
+
+        SQLite's backup API (a file copy without the WAL would miss what was
+        committed since the last checkpoint). The copy is a self-contained
+        rollback-journal file, 0600.
+        """
+        create_private_file(target)
+        with self._reading("copying the database"):
+            copy = sqlite3.connect(target)
+            try:
+                self._db.conn.backup(copy)
+                copy.execute("PRAGMA journal_mode = DELETE")
+            finally:
+                copy.close()
+
+    def record_backup(
+        self,
+        kind: str,
+        file_name: str,
+        encrypted: bool,
+        attempt_count: int | None,
+        size_bytes: int | None,
+        made_at: datetime | None = None,
+    ) -> None:
+        """Log a backup or a restore (a read-only database logs nothing).
+
+        ``made_at`` defaults to now.
+        """
+        if self.read_only:
+            return
+        with self.transaction("recording a backup"):
+            self._db.execute(
+                "INSERT INTO backups (kind, made_at, file_name, encrypted, attempt_count,"
+                " size_bytes) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    kind,
+                    rows.to_db_time(made_at or self._clock()),
+                    file_name,
+                    int(encrypted),
+                    attempt_count,
+                    size_bytes,
+                ),
+            )
+
+    def last_backup_time(self) -> datetime | None:
+        """When the last backup was made, or None."""
+        with self._reading("reading backups"):
+            found = self._fetch("SELECT MAX(made_at) FROM backups WHERE kind = 'backup'")
+        try:
+            return rows.from_db_time(found[0][0]) if found else None
+        except ValueError:
+            return None
+
+    def has_attempts(self) -> bool:
+        """Whether any attempt is stored (or queued): something worth a backup."""
+        with self._reading("counting attempts"):
+            stored = bool(self._fetch("SELECT 1 FROM attempts LIMIT 1"))
+        return stored or self.queued_attempt_count() > 0
 
     def integrity_check(self) -> list[str]:
         """``PRAGMA integrity_check`` result lines (``["ok"]`` when sound)."""
