@@ -215,6 +215,9 @@ class TherapistArea(QWidget):
         self.history.attempt_activated.connect(self.open_attempt)
         self.detail.back_requested.connect(self._show_history)
         self.detail.transcript_saved.connect(self._on_transcript_saved)
+        self.detail.verdict_saved.connect(
+            lambda attempt_id: self._on_transcript_saved(attempt_id, "")
+        )
         for failed in (self.history.failed, self.progress.failed):
             failed.connect(self._show_message)
         # The shell may delete the area with jobs in flight or a recording
@@ -398,7 +401,7 @@ class TherapistArea(QWidget):
         self.history_stack.setCurrentWidget(self.history)
 
     def _on_transcript_saved(self, _attempt_id: int, _field: str) -> None:
-        # Session means and charts depend on the transcript: refresh them.
+        # Session means and charts depend on the transcript and the verdict: refresh them.
         self.history.reload()
         self.progress.reload()
 

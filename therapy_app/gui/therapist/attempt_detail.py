@@ -32,6 +32,7 @@ from therapy_app.gui.therapist.transcript_editor import (
     section_label,
     value_label,
 )
+from therapy_app.gui.therapist.verdict_override import VerdictOverride
 from therapy_app.storage import Attempt, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
@@ -53,12 +54,14 @@ class AttemptDetail(QWidget):
     Signals:
         attempt_loaded(int): the attempt is shown.
         transcript_saved(int, str): an edit of (attempt id, field) was stored.
+        verdict_saved(int): the therapist's verdict of an attempt was stored.
         back_requested(): the therapist wants the history again.
         message_shown(str): every French status or error message.
     """
 
     attempt_loaded = Signal(int)
     transcript_saved = Signal(int, str)
+    verdict_saved = Signal(int)
     back_requested = Signal()
     message_shown = Signal(str)
     playback_started = Signal(int)
@@ -140,6 +143,9 @@ class AttemptDetail(QWidget):
         left.addWidget(section_label("Corriger la transcription"))
         left.addWidget(self.transcript_editor)
         left.addWidget(self.repetition_editor)
+        self.verdict = VerdictOverride()  # issue 10: the therapist may decide the verdict
+        left.addWidget(section_label("Verdict"))
+        left.addWidget(self.verdict)
         left.addWidget(section_label("Historique des corrections"))
         left.addWidget(self.no_edit)
         left.addWidget(self.edit_history)
@@ -176,6 +182,7 @@ class AttemptDetail(QWidget):
         self.play_button.clicked.connect(self.toggle_playback)
         self.transcript_editor.save_requested.connect(self.save_transcript)
         self.repetition_editor.save_requested.connect(self.save_transcript)
+        self.verdict.override_requested.connect(self.override_verdict)
 
     @property
     def attempt(self) -> Attempt | None:
@@ -257,6 +264,7 @@ class AttemptDetail(QWidget):
         }
         for key, text in values.items():
             self.scores[key].setText(text)
+        self.verdict.show_attempt(attempt, view.verdict_changes)
         self.edit_history.setText("\n".join(edit_line(e) for e in reversed(view.edits)))
         self.edit_history.setVisible(bool(view.edits))
         self.no_edit.setVisible(not view.edits)
@@ -297,6 +305,25 @@ class AttemptDetail(QWidget):
         self._populate(view)
         self._show_status("Correction enregistrée. Le texte d'origine est conservé.", "success")
         self.transcript_saved.emit(view.attempt.id, field)
+
+    def override_verdict(self, success: bool | None) -> None:
+        """Store the therapist's verdict (None: back to the rule), audited by storage."""
+        if self._view is None:
+            return
+        attempt_id, editor = self._view.attempt.id, self._editor_name()
+
+        def work() -> AttemptView:
+            self._repository.override_verdict(attempt_id, success, editor)
+            return load_attempt_view(self._repository, attempt_id)
+
+        def done(view: AttemptView) -> None:
+            self._populate(view)
+            self._show_status("Verdict enregistré.", "success")
+            self.verdict_saved.emit(attempt_id)
+
+        self._runner.submit(
+            work, on_done=done, on_error=self._on_error, pool="db", group="therapist-attempt"
+        )
 
     # -- playback ---------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBox
 
 from therapy_app.gui.therapist import formatting as fmt
 from therapy_app.gui.therapist.style import set_role
-from therapy_app.storage import Attempt, SessionRepository, TranscriptEdit
+from therapy_app.storage import Attempt, SessionRepository, TranscriptEdit, VerdictChange
 
 FIELD_LABELS = {"transcript": "transcription", "repetition_transcript": "répétition"}
 """French names of the correctable transcript fields, for the edit history."""
@@ -24,11 +24,13 @@ class AttemptView:
         attempt: the stored attempt (original record, edits, metrics).
         edits: its audited corrections, oldest first.
         recording: the recording file when it exists on disk.
+        verdict_changes: audited changes of its verdict, oldest first.
     """
 
     attempt: Attempt
     edits: list[TranscriptEdit]
     recording: Path | None
+    verdict_changes: list[VerdictChange] = field(default_factory=list)
 
 
 def load_attempt_view(repository: SessionRepository, attempt_id: int) -> AttemptView:
@@ -39,6 +41,7 @@ def load_attempt_view(repository: SessionRepository, attempt_id: int) -> Attempt
         attempt,
         repository.transcript_edits(attempt_id),
         path if path is not None and path.is_file() else None,
+        repository.verdict_changes(attempt_id),
     )
 
 

@@ -1,0 +1,67 @@
+"""Issue 10 in the therapist area: the verdict follows a correction and can be overridden."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.register_assert_rewrite("therapist_fixtures")
+
+from therapist_fixtures import SIGNAL_TIMEOUT_MS, USERNAME  # noqa: E402
+
+from therapy_app.storage import SessionRepository  # noqa: E402
+
+if TYPE_CHECKING:
+    from therapist_fixtures import SeededHistory
+
+    from therapy_app.gui.therapist import TherapistArea
+
+pytestmark = [
+    pytest.mark.gui,
+    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
+]
+pytest_plugins = ("therapist_fixtures",)
+
+
+def test_correction_recomputes_and_override_decides_the_verdict(
+    qtbot,
+    unlocked_area: TherapistArea,
+    therapist_repo: SessionRepository,
+    seeded_history: SeededHistory,
+) -> None:
+    attempt_id = seeded_history.attempt_ids[3]  # "Le chat dort." for "Le chat dort sur le canapé."
+    with qtbot.waitSignal(unlocked_area.detail.attempt_loaded, timeout=SIGNAL_TIMEOUT_MS):
+        unlocked_area.open_attempt(attempt_id)
+    detail = unlocked_area.detail
+    assert therapist_repo.get_attempt(attempt_id).success is False
+    assert "échoué (calcul automatique)" in detail.verdict.state.text()
+    assert not detail.verdict.automatic_button.isEnabled()
+
+    detail.transcript_editor.edit.setText("Le chat dort sur le canapé.")
+    with qtbot.waitSignal(detail.transcript_saved, timeout=SIGNAL_TIMEOUT_MS):
+        detail.transcript_editor.save_button.click()
+    assert therapist_repo.get_attempt(attempt_id).success is True
+    assert "réussi (calcul automatique)" in detail.verdict.state.text()
+    assert "recalculé après une correction : échoué → réussi" in detail.verdict.history.text()
+
+    with qtbot.waitSignal(detail.verdict_saved, timeout=SIGNAL_TIMEOUT_MS):
+        detail.verdict.failure_button.click()
+    stored = therapist_repo.get_attempt(attempt_id)
+    assert (stored.success, stored.verdict_override, stored.computed_success) == (
+        False,
+        False,
+        True,
+    )
+    assert "décidé par le thérapeute" in detail.verdict.state.text()
+    assert USERNAME in detail.verdict.history.text()
+    assert not detail.verdict.failure_button.isEnabled()
+    assert detail.verdict.automatic_button.isEnabled()
+    assert detail.status.text() == "Verdict enregistré."
+
+    with qtbot.waitSignal(detail.verdict_saved, timeout=SIGNAL_TIMEOUT_MS):
+        detail.verdict.automatic_button.click()
+    assert therapist_repo.get_attempt(attempt_id).success is True
+    causes = [c.cause for c in therapist_repo.verdict_changes(attempt_id)]
+    assert causes == ["transcript_edit", "override", "override_removed"]
