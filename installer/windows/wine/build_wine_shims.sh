@@ -3,7 +3,10 @@
 # complex-math functions Wine 8.0 leaves unimplemented (numpy 2.x aborts on
 # "unimplemented function ucrtbase.dll.crealf" otherwise) and forwards every
 # other export to Wine's own ucrtbase, copied as ucrtwine.dll.
-# Usage: build_ucrt_shim.sh OUTDIR   (writes OUTDIR/ucrtbase.dll, OUTDIR/ucrtwine.dll)
+# Also builds icuuc.dll, a stub of the Windows system ICU that Qt6Core.dll
+# imports and Wine 8 lacks (see icuuc_stub.c).
+# Usage: build_ucrt_shim.sh OUTDIR   (writes ucrtbase.dll, ucrtwine.dll, icuuc.dll;
+#        copy them to the prefix's system32 and set WINEDLLOVERRIDES=ucrtbase=n,b)
 # Needs: x86_64-w64-mingw32-gcc (Debian gcc-mingw-w64-x86-64), objdump.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,3 +37,5 @@ PY
 } > "$tmp/ucrtbase.def"
 x86_64-w64-mingw32-gcc -O2 -shared -static-libgcc -o "$out/ucrtbase.dll" \
     "$HERE/ucrt_complex_shim.c" "$tmp/ucrtbase.def" -lm
+x86_64-w64-mingw32-gcc -O2 -shared -static-libgcc -o "$out/icuuc.dll" "$HERE/icuuc_stub.c"
+x86_64-w64-mingw32-gcc -O2 -shared -static-libgcc -Wl,--kill-at -o "$out/mscms.dll" "$HERE/mscms_stub.c"
