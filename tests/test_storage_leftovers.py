@@ -100,3 +100,31 @@ def test_write_wav_names_its_temp_file_after_the_writer(tmp_path: Path, monkeypa
     assert len(seen) == 1 and temporary_writer_pid(seen[0]) == os.getpid()
     assert temporary_writer_pid(".a.wav.k2j3h4.tmp") is None
     assert temporary_writer_pid("a.wav") is None
+
+
+def test_recording_of_a_writer_killed_before_its_commit_is_removed_at_opening(
+    tmp_path: Path,
+) -> None:
+    """Issue 11, item 9: complete recordings without a row, left by a kill, are cleaned too."""
+    data_dir = tmp_path / "data"
+    with SessionRepository(data_dir) as repo:
+        patient = repo.create_patient("Jeanne")
+        session = repo.start_session(patient.id, "repetition")
+        clip = AudioClip(np.zeros(8000, np.float32), 16000)
+        repo.add_attempt(
+            AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"), clip
+        )
+        kept = repo.save_recording(clip, patient.id)  # this (live) process may still commit it
+    month = next((data_dir / RECORDINGS_DIR / str(patient.id)).iterdir())
+    child = subprocess.Popen(["true"])  # a writer that has exited
+    child.wait()
+    killed = month / f"{'a' * 32}-{child.pid}.wav"
+    killed.write_bytes(b"RIFF complete but never committed")
+    legacy = month / f"{'b' * 32}.wav"  # named before the writer was in the name: kept
+    legacy.write_bytes(b"RIFF")
+    with SessionRepository(data_dir) as repo:
+        assert repo.removed_orphan_recordings == [killed.relative_to(data_dir).as_posix()]
+        assert not killed.exists() and legacy.exists()
+        assert (data_dir / kept.relative_path).exists()
+        (attempt,) = repo.list_attempts(session_id=session.id)
+        assert repo.verify_recording(attempt)

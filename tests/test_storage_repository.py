@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import wave
@@ -89,7 +90,8 @@ def test_attempt_round_trip_with_recording(repo: SessionRepository, clock: FakeC
     assert stored.recording_path is not None
     folder, _, name = stored.recording_path.rpartition("/")
     assert folder == f"recordings/{patient.id}/2025-03"
-    assert len(name) == 36 and name.endswith(".wav")  # uuid4 hex + ".wav"
+    # uuid4 hex, the writer's process id (for the start-up clean-up), ".wav"; no names.
+    assert name == f"{name[:32]}-{os.getpid()}.wav" and int(name[:32], 16) >= 0
     assert stored.duration_s == pytest.approx(0.75)
     for field in (
         "raw_transcript",

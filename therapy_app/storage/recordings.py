@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 import uuid
 from datetime import UTC, datetime
@@ -44,7 +45,9 @@ def save_recording(
 ) -> SavedRecording:
     """Write ``clip`` as a mono 16-bit PCM WAV, atomically, and hash it.
 
-    The file goes to ``<data dir>/recordings/<patient id>/<yyyy-mm>/<uuid>.wav``,
+    The file goes to ``<data dir>/recordings/<patient id>/<yyyy-mm>/<uuid>-<pid>.wav``
+    (the writer's process id lets a later start-up delete it if the writer
+    died before its row was committed: :func:`remove_unreferenced_recordings`),
     written by ``audio.wavio.write_wav`` (temp file, fsync, ``os.replace``,
     fsync of the folder), so it is either absent or complete after a crash.
 
@@ -64,7 +67,10 @@ def save_recording(
     base = Path(data_dir) if data_dir is not None else user_data_dir()
     stamp = (when or datetime.now(UTC)).astimezone(UTC)
     relative = PurePosixPath(
-        RECORDINGS_DIR, str(int(patient_id)), f"{stamp:%Y-%m}", f"{uuid.uuid4().hex}.wav"
+        RECORDINGS_DIR,
+        str(int(patient_id)),
+        f"{stamp:%Y-%m}",
+        f"{uuid.uuid4().hex}-{os.getpid()}.wav",
     )
     target = base.joinpath(*relative.parts)
     try:
@@ -166,6 +172,47 @@ def remove_abandoned_temporary_files(
     if removed:
         _LOGGER.info("removed %d abandoned temporary recording(s)", len(removed))
     return sorted(removed)
+
+
+_NAMED_WRITER = re.compile(r"^[0-9a-f]{32}-(\d+)\.wav$")
+
+
+def recording_writer_pid(name: str) -> int | None:
+    """The writer's process id in a recording name from :func:`save_recording`, if any."""
+    found = _NAMED_WRITER.match(name)
+    return int(found.group(1)) if found else None
+
+
+def remove_unreferenced_recordings(data_dir: Path, referenced: set[str]) -> list[str]:
+    """Delete complete recordings that no row and no queued attempt refers to, whose writer died.
+
+    A kill between writing the recording and committing its row leaves a
+    complete, useless file (issue 11, item 9). Only files named after a
+    writer that is no longer running are removed: a live copy of the app may
+    be about to commit the row of the file it has just written. Files from
+    before the writer was in the name are kept (see ``orphan_recordings``).
+
+    Args:
+        data_dir: the data folder.
+        referenced: relative paths in use (database rows and queued attempts),
+            read after the listing below cannot gain new references from a dead writer.
+
+    Returns:
+        The relative paths removed.
+    """
+    removed: list[str] = []
+    for relative in sorted(recording_files(data_dir) - referenced):
+        pid = recording_writer_pid(PurePosixPath(relative).name)
+        if pid is None or not _writer_gone(pid):
+            continue
+        try:
+            recording_file(relative, data_dir).unlink()
+            removed.append(relative)
+        except OSError:
+            _LOGGER.warning("could not remove orphan recording %s", relative, exc_info=True)
+    if removed:
+        _LOGGER.info("removed %d recording(s) of attempts never committed", len(removed))
+    return removed
 
 
 def recording_files(data_dir: Path | None = None) -> set[str]:

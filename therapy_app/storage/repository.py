@@ -50,6 +50,7 @@ from therapy_app.storage.recordings import (
     recording_files,
     remove_abandoned_temporary_files,
     remove_recording,
+    remove_unreferenced_recordings,
     save_recording,
 )
 from therapy_app.storage.records import (
@@ -132,6 +133,7 @@ class SessionRepository:
         self.notices: list[str] = []
         """French messages to show once the app is open (read-only mode, old backup...)."""
         self.removed_temporary_files: list[str] = []
+        self.removed_orphan_recordings: list[str] = []
         self.replayed = ReplayReport(written=0, remaining=0)
         try:
             ensure_private_dir(self.db_path.parent)
@@ -177,6 +179,13 @@ class SessionRepository:
         self.removed_temporary_files = remove_abandoned_temporary_files(self.data_dir)
         # Attempts queued while the database was locked (issue 11, item 3).
         self.replay_pending()
+        # Then the recordings of attempts whose writer died before the commit.
+        try:
+            self.removed_orphan_recordings = remove_unreferenced_recordings(
+                self.data_dir, self._referenced_recordings()
+            )
+        except (OSError, StorageUnavailableError):
+            _LOGGER.warning("orphan recordings not cleaned", exc_info=True)
 
     def _open_read_only(self, check_integrity: bool) -> None:
         """Open for viewing only: a read-only folder or disk (issue 11, item 7)."""
@@ -764,6 +773,10 @@ class SessionRepository:
         deletes the temp files whose writer is gone; complete files are never
         deleted automatically: a maintenance command can, after showing them.
         """
+        return sorted(recording_files(self.data_dir) - self._referenced_recordings())
+
+    def _referenced_recordings(self) -> set[str]:
+        """Recording paths of stored rows and of queued attempts."""
         with self._reading("listing recordings"):
             referenced = {
                 r[0]
@@ -771,8 +784,7 @@ class SessionRepository:
                     "SELECT recording_path FROM attempts WHERE recording_path IS NOT NULL"
                 )
             }
-        referenced |= pending.queued_recordings(self.data_dir)
-        return sorted(recording_files(self.data_dir) - referenced)
+        return referenced | pending.queued_recordings(self.data_dir)
 
     # -- transcript edits -------------------------------------------------------
 
