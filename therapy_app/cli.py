@@ -348,6 +348,11 @@ def _cmd_backup(args: argparse.Namespace) -> int:
     from therapy_app.storage import SessionRepository
     from therapy_app.storage.backup import backup_warning, create_backup
 
+    if args.destination is None and not args.status:
+        raise TherapyAppError(
+            "Indiquez où écrire la sauvegarde (un fichier ou un dossier).",
+            "Exemple : therapy-app backup /media/cle-usb",
+        )
     with SessionRepository(check_integrity=False) as repository:
         if args.status:
             warning = backup_warning(repository, args.max_age_days)
@@ -360,11 +365,6 @@ def _cmd_backup(args: argparse.Namespace) -> int:
             if warning:
                 _out(warning)
             return 1 if warning else 0
-        if args.destination is None:
-            raise TherapyAppError(
-                "Indiquez où écrire la sauvegarde (un fichier ou un dossier).",
-                "Exemple : therapy-app backup /media/cle-usb",
-            )
         passphrase = _passphrase(args, confirm=True) if args.encrypt else None
         info = create_backup(repository, Path(args.destination), passphrase=passphrase)
     _out(
