@@ -17,8 +17,9 @@ from therapy_app.practice.events import (
 from therapy_app.practice.scheduling import Scheduler
 from therapy_app.storage.errors import StorageUnavailableError
 from therapy_app.storage.pending import new_uuid
+from therapy_app.storage.queueing import SavedAttempt
 from therapy_app.storage.records import AttemptRecord
-from therapy_app.storage.repository import SavedAttempt, SessionRepository
+from therapy_app.storage.repository import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
 

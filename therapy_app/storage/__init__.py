@@ -11,6 +11,7 @@ from therapy_app.storage.errors import (
 )
 from therapy_app.storage.metrics import AttemptMetrics
 from therapy_app.storage.queries import EXPORT_COLUMNS
+from therapy_app.storage.queueing import SavedAttempt
 from therapy_app.storage.recordings import SavedRecording, save_recording
 from therapy_app.storage.records import (
     EXERCISE_KINDS,
@@ -28,7 +29,7 @@ from therapy_app.storage.records import (
     TranscriptEdit,
     VerdictChange,
 )
-from therapy_app.storage.repository import SavedAttempt, SessionRepository
+from therapy_app.storage.repository import SessionRepository
 from therapy_app.storage.schema import SCHEMA_VERSION
 
 __all__ = [

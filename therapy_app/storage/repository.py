@@ -12,28 +12,23 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlite_utils import Database
 
 from therapy_app import pause_tolerance
 from therapy_app.audio.clip import AudioClip
-from therapy_app.paths import create_private_file, ensure_private_dir, user_data_dir
+from therapy_app.paths import ensure_private_dir, user_data_dir
 from therapy_app.storage import (
     accounts,
     attempts,
-    damage,
-    database,
     opening,
-    pending,
     queries,
     rows,
 )
-from therapy_app.storage.damage import DamagedRow
 from therapy_app.storage.database import (
     connect,
     enable_wal,
-    integrity_check,
     make_private_files,
     raise_translated,
     transaction,
@@ -43,11 +38,12 @@ from therapy_app.storage.errors import (
     StorageUnavailableError,
     translate_os_error,
 )
+from therapy_app.storage.maintenance import MaintenanceMixin
+from therapy_app.storage.queueing import QueueMixin
 from therapy_app.storage.recordings import (
     SavedRecording,
     file_sha256,
     recording_file,
-    recording_files,
     remove_abandoned_temporary_files,
     remove_recording,
     remove_unreferenced_recordings,
@@ -66,7 +62,7 @@ from therapy_app.storage.records import (
     TranscriptEdit,
     VerdictChange,
 )
-from therapy_app.storage.replay import ReplayReport, replay, session_id_for
+from therapy_app.storage.replay import ReplayReport
 from therapy_app.storage.schema import check_not_newer, migrate, schema_version
 from therapy_app.storage.startup_lock import startup_lock
 
@@ -75,18 +71,6 @@ _LOGGER = logging.getLogger(__name__)
 DB_FILENAME = "therapy_app.sqlite3"
 AVATAR_COLOURS = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 _COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
-
-
-class SavedAttempt(NamedTuple):
-    """Where :meth:`SessionRepository.save_attempt` put an attempt.
-
-    Attributes:
-        attempt_id: its id, None while it waits in the on-disk queue.
-        queued: True when the database was busy and it waits on disk.
-    """
-
-    attempt_id: int | None
-    queued: bool
 
 
 def _utc_now() -> datetime:
@@ -98,12 +82,14 @@ def _initials(name: str) -> str:
     return "".join(letters[:2]).upper() or "?"
 
 
-class SessionRepository:
+class SessionRepository(QueueMixin, MaintenanceMixin):
     """Patients, therapist accounts, sessions, attempts and their history.
 
     Opening migrates the database to the current schema. One connection,
     guarded by a lock, so the object may be shared with a database worker
-    thread. Every write is one transaction.
+    thread. Every write is one transaction. Saving through the on-disk queue
+    is in :class:`~therapy_app.storage.queueing.QueueMixin`; backups, checks
+    and clean-up in :class:`~therapy_app.storage.maintenance.MaintenanceMixin`.
 
     Args:
         data_dir: folder for the database and recordings (default
@@ -255,75 +241,6 @@ class SessionRepository:
         if not found:
             raise KeyError(f"no {what} with id {params[0]!r}")
         return found[0]
-
-    def now(self) -> datetime:
-        """The repository's current aware UTC time (its clock)."""
-        return self._clock()
-
-    def snapshot_database(self, target: Path) -> None:
-        """A consistent copy of the database at ``target``, made while the app runs.
-
-        SQLite's backup API (a file copy without the WAL would miss what was
-        committed since the last checkpoint). The copy is a self-contained
-        rollback-journal file, 0600.
-        """
-        create_private_file(target)
-        with self._reading("copying the database"):
-            copy = sqlite3.connect(target)
-            try:
-                self._db.conn.backup(copy)
-                copy.execute("PRAGMA journal_mode = DELETE")
-            finally:
-                copy.close()
-
-    def record_backup(
-        self,
-        kind: str,
-        file_name: str,
-        encrypted: bool,
-        attempt_count: int | None,
-        size_bytes: int | None,
-        made_at: datetime | None = None,
-    ) -> None:
-        """Log a backup or a restore (a read-only database logs nothing).
-
-        ``made_at`` defaults to now.
-        """
-        if self.read_only:
-            return
-        with self.transaction("recording a backup"):
-            self._db.execute(
-                "INSERT INTO backups (kind, made_at, file_name, encrypted, attempt_count,"
-                " size_bytes) VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    kind,
-                    rows.to_db_time(made_at or self._clock()),
-                    file_name,
-                    int(encrypted),
-                    attempt_count,
-                    size_bytes,
-                ),
-            )
-
-    def last_backup_time(self) -> datetime | None:
-        """When the last backup was made, or None."""
-        with self._reading("reading backups"):
-            found = self._fetch("SELECT MAX(made_at) FROM backups WHERE kind = 'backup'")
-        try:
-            return rows.from_db_time(found[0][0]) if found else None
-        except ValueError:
-            return None
-
-    def has_attempts(self) -> bool:
-        """Whether any attempt is stored (or queued): something worth a backup."""
-        with self._reading("counting attempts"):
-            stored = bool(self._fetch("SELECT 1 FROM attempts LIMIT 1"))
-        return stored or self.queued_attempt_count() > 0
-
-    def integrity_check(self) -> list[str]:
-        """``PRAGMA integrity_check`` result lines (``["ok"]`` when sound)."""
-        with self._reading("checking integrity"):
-            return integrity_check(self._db)
 
     # -- patients ---------------------------------------------------------------
 
@@ -482,199 +399,6 @@ class SessionRepository:
         self._check_writable("saving a recording")
         return save_recording(clip, patient_id, data_dir=self.data_dir, when=self._clock())
 
-    # -- the queue for a locked database (issue 11, item 3) ---------------------
-
-    def queue_session(
-        self,
-        patient_id: int,
-        exercise_kind: str,
-        client_uuid: str,
-        *,
-        exercise_id: int | None = None,
-    ) -> pending.QueuedSession:
-        """Record on disk a session that could not be started in the database.
-
-        Its row is written by :meth:`replay_pending`, with ``client_uuid``;
-        attempts saved meanwhile with ``session_uuid=client_uuid`` join it.
-
-        Raises:
-            StorageUnavailableError: the journal cannot be written either.
-        """
-        if exercise_kind not in EXERCISE_KINDS:
-            raise ValueError(f"unknown exercise kind {exercise_kind!r}")
-        self._check_writable("queueing a session")
-        session = pending.QueuedSession(
-            client_uuid, patient_id, exercise_kind, exercise_id, self._clock()
-        )
-        self._write_journal(lambda: pending.queue_session(self.data_dir, session))
-        return session
-
-    def end_session_or_queue(self, session_id: int | None, client_uuid: str) -> bool:
-        """End a session now, or queue its end time when the database is busy.
-
-        Returns:
-            True when it was written now, False when queued.
-        """
-        if session_id is None:
-            session_id = self.session_id_for(client_uuid)
-        if session_id is not None:
-            try:
-                self.end_session(session_id)
-                return True
-            except StorageUnavailableError as exc:
-                if self.read_only:
-                    raise
-                _LOGGER.warning("queueing the end of session %s: %s", session_id, exc.detail)
-        end = pending.QueuedSession(client_uuid, None, None, None, None, self._clock())
-        self._write_journal(lambda: pending.queue_session(self.data_dir, end))
-        return False
-
-    def session_id_for(self, client_uuid: str) -> int | None:
-        """The id of the session started (or replayed) with ``client_uuid``, if its row exists."""
-        with self._reading("finding a session"):
-            return session_id_for(self._db, client_uuid)
-
-    def save_attempt(
-        self,
-        record: AttemptRecord,
-        clip: AudioClip | None = None,
-        *,
-        session_uuid: str | None = None,
-        patient_id: int | None = None,
-        queue_only: bool = False,
-    ) -> SavedAttempt:
-        """Store an attempt now, or queue it durably when the database is busy.
-
-        The recording is written first (atomically). Then the row, unless
-        ``queue_only`` (its session is itself queued: waiting for the lock
-        again would only make the patient wait). When the database is locked
-        past the busy timeout, a journal is written beside the recording
-        (:mod:`therapy_app.storage.pending`) and replayed by
-        :meth:`replay_pending`: nothing is lost.
-
-        Args:
-            record: the attempt; its ``session_id`` is ignored when
-                ``session_uuid`` is given and the session has no row yet.
-            clip: its recording.
-            session_uuid: the session's ``client_uuid``.
-            patient_id: the patient (needed with a queued session, for the
-                recording's folder).
-            queue_only: do not try the database now.
-
-        Returns:
-            The attempt id, or None and ``queued=True``.
-
-        Raises:
-            StorageUnavailableError: neither the database nor the queue could
-                take it (disk full, read-only).
-        """
-        if record.kind not in EXERCISE_KINDS:
-            raise ValueError(f"unknown exercise kind {record.kind!r}")
-        self._check_writable("saving an attempt")
-        client_uuid = pending.new_uuid()
-        created_at = record.created_at or self._clock()
-        if not queue_only and session_uuid is not None:
-            try:
-                known = self.session_id_for(session_uuid)
-            except StorageUnavailableError:
-                known = None
-            if known is None:
-                queue_only = True
-            else:
-                record = replace(record, session_id=known)
-        if patient_id is None:
-            if queue_only:
-                raise ValueError("patient_id is needed to queue an attempt")
-            patient_id = self.get_session(record.session_id).patient_id
-        record, saved = self._write_recording(record, clip, patient_id, created_at)
-        if not queue_only:
-            try:
-                with self.transaction("adding an attempt"):
-                    attempt_id = attempts.insert_attempt(self._db, record, created_at, client_uuid)
-                return SavedAttempt(attempt_id, queued=False)
-            except StorageUnavailableError as exc:
-                # Locked past the busy timeout (or another failure of the
-                # database alone): the recording is safe, the row waits on disk.
-                _LOGGER.warning("database unavailable, queueing the attempt: %s", exc.detail)
-            except BaseException:
-                self._forget_recording(saved)
-                raise
-        queued = pending.QueuedAttempt(
-            client_uuid, replace(record, created_at=created_at), created_at, session_uuid
-        )
-        try:
-            self._write_journal(lambda: pending.queue_attempt(self.data_dir, queued))
-        except BaseException:
-            self._forget_recording(saved)
-            raise
-        return SavedAttempt(None, queued=True)
-
-    def _write_recording(
-        self,
-        record: AttemptRecord,
-        clip: AudioClip | None,
-        patient_id: int,
-        created_at: datetime,
-    ) -> tuple[AttemptRecord, SavedRecording | None]:
-        if clip is None:
-            return record, None
-        saved = save_recording(clip, patient_id, data_dir=self.data_dir, when=created_at)
-        record = replace(
-            record,
-            recording_path=saved.relative_path,
-            recording_sha256=saved.sha256,
-            duration_s=record.duration_s if record.duration_s is not None else clip.duration,
-        )
-        return record, saved
-
-    def _forget_recording(self, saved: SavedRecording | None) -> None:
-        if saved is not None:
-            remove_recording(saved.relative_path, self.data_dir)
-
-    def _write_journal(self, write: Callable[[], object]) -> None:
-        try:
-            write()
-        except OSError as exc:
-            translated = translate_os_error(exc, "writing the queue")
-            if translated is exc:
-                raise
-            raise translated from exc
-
-    def replay_pending(self, *, wait_ms: int | None = None) -> ReplayReport:
-        """Write the queued sessions and attempts into the database (best effort).
-
-        Called at start-up, and by the practice after a save while anything
-        waits. A database still locked leaves the rest queued.
-
-        Args:
-            wait_ms: how long to wait for the lock this time (default: the
-                usual busy timeout); a short wait keeps the practice responsive.
-
-        Returns:
-            How many attempts were written and how many still wait.
-        """
-        if self.read_only or not pending.pending_dir(self.data_dir).is_dir():
-            return ReplayReport(written=0, remaining=pending.queued_count(self.data_dir))
-        with self._lock:
-            conn = self._db.conn
-            if wait_ms is not None:
-                conn.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
-            try:
-                self.replayed = replay(self._db, self.data_dir)
-            except StorageUnavailableError as exc:
-                _LOGGER.warning("queue not replayed yet: %s", exc.detail)
-                self.replayed = ReplayReport(
-                    written=0, remaining=pending.queued_count(self.data_dir)
-                )
-            finally:
-                if wait_ms is not None:
-                    conn.execute(f"PRAGMA busy_timeout = {database.BUSY_TIMEOUT_MS}")
-        return self.replayed
-
-    def queued_attempt_count(self) -> int:
-        """Attempts waiting in the on-disk queue."""
-        return pending.queued_count(self.data_dir)
-
     def add_attempt(self, record: AttemptRecord, clip: AudioClip | None = None) -> int:
         """Store one complete attempt, committed before returning.
 
@@ -765,27 +489,6 @@ class SessionRepository:
             return False
         return file_sha256(path) == attempt.record.recording_sha256
 
-    def orphan_recordings(self) -> list[str]:
-        """Recording files that no attempt refers to, sorted (relative paths).
-
-        A crash between writing the file and committing its row leaves one;
-        so does a temp file of an interrupted write. Opening the repository
-        deletes the temp files whose writer is gone; complete files are never
-        deleted automatically: a maintenance command can, after showing them.
-        """
-        return sorted(recording_files(self.data_dir) - self._referenced_recordings())
-
-    def _referenced_recordings(self) -> set[str]:
-        """Recording paths of stored rows and of queued attempts."""
-        with self._reading("listing recordings"):
-            referenced = {
-                r[0]
-                for r in self._fetch(
-                    "SELECT recording_path FROM attempts WHERE recording_path IS NOT NULL"
-                )
-            }
-        return referenced | pending.queued_recordings(self.data_dir)
-
     # -- transcript edits -------------------------------------------------------
 
     def edit_transcript(self, attempt_id: int, field: str, new_text: str, editor: str) -> Attempt:
@@ -847,11 +550,6 @@ class SessionRepository:
                 (attempt_id,),
             )
             return rows.readable(found, rows.verdict_change_from_row, "verdict change")
-
-    def damaged_rows(self) -> list[DamagedRow]:
-        """Rows with values the app cannot read (bad JSON, bad times), for a maintenance view."""
-        with self._reading("looking for damaged rows"):
-            return damage.find_damaged_rows(self._db)
 
     def transcript_edits(self, attempt_id: int) -> list[TranscriptEdit]:
         """The audit trail of an attempt, oldest first."""
