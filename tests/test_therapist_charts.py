@@ -85,3 +85,35 @@ def test_single_point_chart_has_a_usable_range(qtbot) -> None:
     x_axis, y_axis = chart.axes()
     assert x_axis.min() < x_axis.max()
     assert y_axis.min() == 0.0 and y_axis.max() >= 3.5
+
+
+def _tick_labels(axis) -> list[str]:  # noqa: ANN001
+    count = axis.tickCount()
+    low, high = axis.min().toMSecsSinceEpoch(), axis.max().toMSecsSinceEpoch()
+    from PySide6.QtCore import QDateTime
+
+    return [
+        QDateTime.fromMSecsSinceEpoch(low + i * (high - low) // (count - 1)).toString("dd/MM")
+        for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    "days",
+    [[0], [0, 0], [0, 1], [0, 2], [0, 1, 3], [0, 5], [0, 9], [0, 20, 41], [0, 100]],
+    ids=lambda d: "-".join(map(str, d)),
+)
+def test_date_axis_never_repeats_a_date(qtbot, days: list[int]) -> None:
+    from datetime import timedelta
+
+    start = datetime(2025, 3, 20, 9, 30, tzinfo=UTC)  # spans the end of March DST change
+    points = [
+        ProgressPoint(i + 1, start + timedelta(days=d, hours=i), 3.0, 1) for i, d in enumerate(days)
+    ]
+    chart = build_chart(CHART_METRICS[0], points)
+    x_axis = chart.axes()[0]
+    labels = _tick_labels(x_axis)
+    assert len(labels) == len(set(labels)), labels
+    assert 3 <= len(labels) <= 7
+    low, high = x_axis.min().toMSecsSinceEpoch(), x_axis.max().toMSecsSinceEpoch()
+    assert all(low < p.started_at.timestamp() * 1000 < high for p in points)

@@ -189,3 +189,85 @@ def test_long_history_continues_the_table_on_more_pages(
     text = _pdf_text(path)
     assert "Séances de la période (suite)" in text
     assert f"page {pages}" in text
+
+
+def test_file_dialogs_open_in_documents_and_the_chat_folder_names_no_one(
+    qtbot,
+    unlocked_area: TherapistArea,
+    seeded_history: SeededHistory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_DOCUMENTS_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    chosen = tmp_path / "cle-usb"
+    chosen.mkdir()
+    asked: list[tuple[str, str]] = []
+
+    def pick_folder(parent, caption, folder, *args):  # noqa: ANN001, ANN202
+        asked.append((caption, folder))
+        return str(chosen)
+
+    def save_as(parent, caption, suggested, *args):  # noqa: ANN001, ANN202
+        asked.append((caption, suggested))
+        return "", ""
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", pick_folder)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_as)
+    panel = unlocked_area.exports
+    panel.chat_media.setChecked(False)
+    with qtbot.waitSignal(panel.export_finished, timeout=SIGNAL_TIMEOUT_MS) as blocker:
+        panel.chat_button.click()
+    # Not the bare home folder: Documents, the first time.
+    assert asked[0][1] == str(home / "Documents")
+    folder = Path(blocker.args[1])
+    assert folder.parent == chosen
+    # The transcripts are anonymised (PAR, patient<id>_…): so is their folder.
+    patient = seeded_history.patient
+    assert folder.name.startswith(f"patient{patient.id}_CHAT_")
+    for part in patient.display_name.split():
+        assert part.lower() not in folder.name.lower()
+    assert list(folder.glob("*.cha"))
+
+    # The next dialog opens where the therapist just wrote.
+    panel.pdf_button.click()
+    assert Path(asked[-1][1]).parent == chosen
+
+
+def test_the_export_confirmation_is_seen_on_a_laptop_screen(
+    qtbot, unlocked_area: TherapistArea, tmp_path: Path
+) -> None:
+    unlocked_area.resize(1366, 680)  # a 768-pixel screen less title bar and panel
+    panel = unlocked_area.exports
+    unlocked_area.tabs.setCurrentWidget(panel)
+    with qtbot.waitSignal(panel.export_finished, timeout=SIGNAL_TIMEOUT_MS):
+        panel.export_csv(tmp_path / "essais.csv")
+    qtbot.waitUntil(panel.status.isVisible)
+    # Not inside the scrolled boxes, and inside the visible page.
+    assert not panel.scroll.isAncestorOf(panel.status)
+    top = panel.status.mapTo(unlocked_area, panel.status.rect().topLeft()).y()
+    assert 0 <= top and top + panel.status.height() <= unlocked_area.height()
+    assert "exporté" in panel.status.text()
+
+
+def test_qt_dialogs_speak_french(qapp) -> None:
+    from PySide6.QtCore import QCoreApplication, QLocale
+
+    from therapy_app.gui import app as gui_app
+
+    previous = QLocale()
+    try:
+        assert gui_app.install_french(qapp)
+        assert QCoreApplication.translate("QFileDialog", "&Save") == "&Enregistrer"
+        assert QCoreApplication.translate("QFileDialog", "Look in:").startswith("Voir dans")
+        assert QLocale().language() is QLocale.Language.French
+    finally:
+        for translator in gui_app._TRANSLATORS:
+            qapp.removeTranslator(translator)
+        gui_app._TRANSLATORS.clear()
+        QLocale.setDefault(previous)

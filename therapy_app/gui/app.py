@@ -7,7 +7,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLibraryInfo, QLocale, Qt, QTranslator
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from therapy_app.errors import TherapyAppError
@@ -36,6 +36,33 @@ def show_startup_error(text: str) -> None:
     box.exec()
 
 
+FRENCH = QLocale(QLocale.Language.French, QLocale.Country.France)
+_TRANSLATORS: list[QTranslator] = []  # kept alive as long as the application
+
+
+def install_french(app: QApplication) -> bool:
+    """Qt's own texts in French (file dialogs, context menus, date pickers).
+
+    The app's texts are written in French; Qt's built-in dialogs would
+    otherwise speak English (issue 10). Qt's ``qtbase_fr.qm`` ships with
+    PySide6.
+
+    Returns:
+        False when the translation file is missing (the texts stay English).
+    """
+    QLocale.setDefault(FRENCH)
+    if _TRANSLATORS:
+        return True
+    translator = QTranslator(app)
+    folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if not translator.load(FRENCH, "qtbase", "_", folder):
+        _LOGGER.warning("Qt's French translations not found in %s", folder)
+        return False
+    app.installTranslator(translator)
+    _TRANSLATORS.append(translator)
+    return True
+
+
 def create_application(argv: Sequence[str] | None = None) -> QApplication:
     """The QApplication with the theme applied (reuses a running one, e.g. in tests)."""
     existing = QApplication.instance()
@@ -43,6 +70,7 @@ def create_application(argv: Sequence[str] | None = None) -> QApplication:
     app.setApplicationName(APP_NAME)
     app.setApplicationDisplayName(APP_NAME)
     app.setAttribute(Qt.ApplicationAttribute.AA_DontShowIconsInMenus, False)
+    install_french(app)
     apply_theme(app)
     return app
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from PySide6.QtCharts import (
     QChart,
@@ -14,7 +14,7 @@ from PySide6.QtCharts import (
     QValueAxis,
     QXYSeries,
 )
-from PySide6.QtCore import QDateTime, QLocale, QMargins, Qt, Signal
+from PySide6.QtCore import QDateTime, QLocale, QMargins, Qt, QTime, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -41,6 +41,32 @@ def _nice_ceiling(value: float) -> float:
         if candidate >= value:
             return candidate
     return step
+
+
+MAX_DAY_TICKS = 7
+
+
+def day_ticks(first: datetime, last: datetime) -> tuple[QDateTime, QDateTime, int]:
+    """An axis range and tick count whose ticks fall on distinct days, at noon.
+
+    Six evenly spaced ticks over a few days used to fall several times on
+    the same date ("14/03 14/03 15/03…", issue 10). Here the range starts at
+    noon the day before the first session and spans a whole number of days
+    per tick interval; noon keeps each tick on its day across a DST change.
+
+    Returns:
+        The range's start and end (local time) and the number of ticks.
+    """
+    first_day = QDateTime.fromMSecsSinceEpoch(int(first.timestamp() * 1000)).date()
+    last_day = QDateTime.fromMSecsSinceEpoch(int(last.timestamp() * 1000)).date()
+    start_day = first_day.addDays(-1)
+    days = start_day.daysTo(last_day) + 1  # a day of margin after the last session
+    step = max(1, -(-days // (MAX_DAY_TICKS - 1)))  # ceiling: days per interval
+    intervals = -(-days // step)
+    noon = QTime(12, 0)
+    start = QDateTime(start_day, noon)
+    end = QDateTime(start_day.addDays(step * intervals), noon)
+    return start, end, intervals + 1
 
 
 def build_chart(
@@ -93,13 +119,9 @@ def build_chart(
         first, last = points[0].started_at, points[-1].started_at
     else:
         first = last = datetime.now(UTC)
-    # A single session (or none) would make an empty range: pad by a day each side.
-    pad = max((last - first) * 0.05, timedelta(days=1))
-    x_axis.setRange(
-        QDateTime.fromMSecsSinceEpoch(int((first - pad).timestamp() * 1000)),
-        QDateTime.fromMSecsSinceEpoch(int((last + pad).timestamp() * 1000)),
-    )
-    x_axis.setTickCount(6)
+    start, end, ticks = day_ticks(first, last)
+    x_axis.setRange(start, end)
+    x_axis.setTickCount(ticks)
     y_axis = QValueAxis()
     y_axis.setLabelsFont(label_font)
     y_axis.setTitleText(metric.axis)

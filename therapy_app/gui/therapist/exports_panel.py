@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QDate, Qt, Signal
+from PySide6.QtCore import QDate, QStandardPaths, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -44,6 +44,18 @@ def file_slug(name: str) -> str:
     """A patient name made safe for a file name ("Jeanne Dupont" -> "Jeanne_Dupont")."""
     slug = re.sub(r"[^\w-]+", "_", name.strip(), flags=re.UNICODE).strip("_")
     return slug or "patient"
+
+
+def documents_folder() -> Path:
+    """The user's Documents folder ("Documents" in French too), else the home folder."""
+    location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    folder = Path(location) if location else Path.home()
+    return folder if folder.is_dir() else Path.home()
+
+
+def chat_folder_name(patient: Patient, today: date) -> str:
+    """``patient<id>_CHAT_<AAAAMMJJ>``: the files inside are anonymised, so is their folder."""
+    return f"patient{patient.id}_CHAT_{today:%Y%m%d}"
 
 
 def _to_date(value: QDate) -> date:
@@ -84,6 +96,7 @@ class ExportPanel(QWidget):
         self._runner = runner
         self._today = today
         self._patient: Patient | None = None
+        self._folder: Path | None = None  # the last folder written to, this session
 
         self.patient_label = QLabel()
         self.patient_label.setTextFormat(Qt.TextFormat.PlainText)  # holds the patient's name
@@ -153,23 +166,26 @@ class ExportPanel(QWidget):
 
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # holds paths
         content = QWidget()
         inner = QVBoxLayout(content)
-        inner.addWidget(self.patient_label)
         inner.addWidget(csv_box)
         inner.addWidget(chat_box)
         inner.addWidget(pdf_box)
-        inner.addWidget(self.status)
         inner.addStretch(1)
         # Wrapped help texts grow tall on a narrow window: scroll rather than
         # forcing the whole area to a minimum height.
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(content)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidget(content)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(scroll)
+        layout.addWidget(self.patient_label)
+        # Above the scrolled boxes: the confirmation is seen whatever the
+        # screen's height (it was below the fold on a 768-pixel laptop).
+        layout.addWidget(self.status)
+        layout.addWidget(self.scroll, 1)
 
         self.csv_button.clicked.connect(self._choose_csv)
         self.chat_button.clicked.connect(self._choose_chat)
@@ -206,23 +222,36 @@ class ExportPanel(QWidget):
 
     # -- dialogs ----------------------------------------------------------------
 
+    @property
+    def folder(self) -> Path:
+        """Where the file dialogs open: the last folder used, else Documents."""
+        if self._folder is not None and self._folder.is_dir():
+            return self._folder
+        return documents_folder()
+
+    def _remember(self, path: Path) -> None:
+        self._folder = path.parent
+
     def _suggested(self, suffix: str) -> str:
         name = file_slug(self._patient.display_name) if self._patient else "patient"
-        return str(Path.home() / f"{name}{suffix}")
+        return str(self.folder / f"{name}{suffix}")
 
     def _choose_csv(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
             self, "Exporter les essais", self._suggested("_essais.csv"), "CSV (*.csv)"
         )
         if path:
+            self._remember(Path(path))
             self.export_csv(Path(path))
 
     def _choose_chat(self) -> None:
         folder = QFileDialog.getExistingDirectory(
-            self, "Dossier des transcriptions CHAT", str(Path.home())
+            self, "Dossier des transcriptions CHAT", str(self.folder)
         )
         if folder and self._patient is not None:
-            self.export_chat(Path(folder) / f"{file_slug(self._patient.display_name)}_CHAT")
+            target = Path(folder) / chat_folder_name(self._patient, self._today())
+            self._remember(target)
+            self.export_chat(target)
 
     def _choose_pdf(self) -> None:
         start, end = self.period
@@ -233,6 +262,7 @@ class ExportPanel(QWidget):
             "PDF (*.pdf)",
         )
         if path:
+            self._remember(Path(path))
             self.export_pdf(Path(path))
 
     # -- exports ----------------------------------------------------------------
