@@ -9,11 +9,11 @@ Needs Debian ``wine`` + ``wine64``, ``xvfb``, ``x11-utils`` (xwininfo),
 Windows process runs in a network namespace with no interface (``unshare -n``),
 so the installed app is shown to work with no network at all.
 
-Wine 8.0 (Debian 12) lacks three things a real Windows 10/11 has; the test puts
+Wine 8.0 (Debian 12) lacks four things a real Windows 10/11 has; the test puts
 stand-ins into its own throw-away prefix, never into the installer:
 ``installer/windows/wine/`` builds ucrtbase complex-math functions (numpy),
-an ``icuuc.dll`` stub (Qt6Core) and an ``mscms.dll`` stub (Qt's Windows
-platform plugin); ``propsys`` is disabled so that Python's ``platform`` module
+an ``icuuc.dll`` stub (Qt6Core), an ``mscms.dll`` stub (Qt's Windows
+platform plugin) and ``bcryptprimitives.dll`` (Rust's ProcessPrng: tokenizers); ``propsys`` is disabled so that Python's ``platform`` module
 falls back from WMI. What Wine cannot show is listed in the README.
 """
 

@@ -39,3 +39,4 @@ x86_64-w64-mingw32-gcc -O2 -shared -static-libgcc -o "$out/ucrtbase.dll" \
     "$HERE/ucrt_complex_shim.c" "$tmp/ucrtbase.def" -lm
 x86_64-w64-mingw32-gcc -O2 -shared -static-libgcc -o "$out/icuuc.dll" "$HERE/icuuc_stub.c"
 x86_64-w64-mingw32-gcc -O2 -shared -static-libgcc -Wl,--kill-at -o "$out/mscms.dll" "$HERE/mscms_stub.c"
+x86_64-w64-mingw32-gcc -O2 -shared -static-libgcc -Wl,--kill-at -o "$out/bcryptprimitives.dll" "$HERE/bcryptprimitives_stub.c" -lbcrypt
