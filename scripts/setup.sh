@@ -12,7 +12,7 @@ APT_PACKAGES=(
   libportaudio2 libasound2-plugins pulseaudio pulseaudio-utils espeak-ng sox
   libegl1 libgl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
-  libxcb-shape0 libxcb-randr0 libxcb-xkb1 fonts-dejavu-core xvfb poppler-utils strace
+  libxcb-shape0 libxcb-randr0 libxcb-xkb1 fonts-dejavu-core xvfb openbox poppler-utils strace
 )
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

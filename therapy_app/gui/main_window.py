@@ -7,8 +7,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -29,7 +29,7 @@ from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.patient.profiles import ProfileScreen
 from therapy_app.gui.patient.repetition import RepetitionScreen
 from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.widgets import Avatar, Banner, big_button, label
+from therapy_app.gui.widgets import Avatar, Banner, ElidedLabel, big_button, label
 from therapy_app.practice.controller import PracticeController, PracticeSettings
 from therapy_app.practice.events import ExerciseKind, french_message
 from therapy_app.practice.services import LOAD_STEPS, AudioOutput, LoadStep, SpeechServices
@@ -43,6 +43,11 @@ SCREENS: dict[ExerciseKind, type[PracticeScreen]] = {
     ExerciseKind.COMPLETION: CompletionScreen,
 }
 APP_TITLE = "Entraînement à la parole"
+PREFERRED_SIZE = QSize(1280, 860)
+"""The window's size on a large screen; smaller screens get what they have room for."""
+FRAME_ALLOWANCE = QSize(16, 48)
+"""Room left for a window manager's frame and title bar before the window is mapped
+(its real size is only known afterwards: then the window is moved back inside)."""
 THERAPIST_SOON = (
     "L'espace thérapeute sera bientôt disponible. "
     "Il permettra de suivre les progrès et de corriger les transcriptions."
@@ -82,7 +87,8 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.setWindowTitle("Orthophonie – Entraînement à la parole")
-        self.resize(1280, 860)
+        self._placed = False
+        self.resize(PREFERRED_SIZE)
         self.repository = repository
         self.runner = runner if runner is not None else TaskRunner(self)
         self.runner.error_handler = self._show_error
@@ -101,10 +107,17 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.chooser)
         self.banner = Banner()
 
-        self.back_button = big_button(theme.ICON_BACK, "Retour", tooltip="Touche Échap")
+        self.back_button = big_button(
+            theme.ICON_BACK, "Retour", tooltip="Touche Échap", key="Échap"
+        )
+        # Never focused (Escape does it, shown on it): a key meant for the
+        # exercise must not leave it while the exercise's own buttons are
+        # disabled (issue 10: Space on "Retour" while the engines worked).
+        self.back_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.title = label("", "title", wrap=False)
         self.patient_box = QHBoxLayout()
-        self.patient_name = label("", "", wrap=False)
+        # A long name is cut with "…" (whole in the tooltip), never widening the window.
+        self.patient_name = ElidedLabel("", max_width=340)
         self.change_patient = big_button("", "Changer")
         self.therapist_button = big_button(theme.ICON_THERAPIST, "Espace thérapeute")
         self.avatar: Avatar | None = None
@@ -148,6 +161,50 @@ class MainWindow(QMainWindow):
         self._show(self.profiles, "profiles", APP_TITLE)
         self.profiles.reload()
         self.loader.start()
+
+    # ----- size -------------------------------------------------------------------
+    def fit_to_screen(self) -> None:
+        """Size the window to the screen's free area: 1280×860 at most, all of it visible.
+
+        On a 1366×768 or 1280×800 laptop the preferred size would put the
+        bottom row (Réécouter / Ma voix / Suivant) under the screen's edge.
+        """
+        screen = self.screen()
+        if screen is None:
+            return
+        free = screen.availableGeometry()
+        width = min(PREFERRED_SIZE.width(), free.width() - FRAME_ALLOWANCE.width())
+        height = min(PREFERRED_SIZE.height(), free.height() - FRAME_ALLOWANCE.height())
+        self.resize(max(width, self.minimumSizeHint().width()), height)
+        frame = self.frameGeometry()
+        frame.moveCenter(free.center())
+        self.move(frame.topLeft())
+
+    def keep_inside_screen(self) -> None:
+        """Once the frame is known: shrink and move the window so that all of it shows."""
+        screen = self.screen()
+        if screen is None:
+            return
+        free = screen.availableGeometry()
+        frame = self.frameGeometry()
+        extra = QSize(frame.width() - self.width(), frame.height() - self.height())
+        if free.contains(frame):
+            return
+        width = min(self.width(), free.width() - extra.width())
+        height = min(self.height(), free.height() - extra.height())
+        self.resize(width, height)
+        inside = QRect(frame.topLeft(), QSize(width, height) + extra)
+        inside.moveLeft(min(max(inside.left(), free.left()), free.right() - inside.width() + 1))
+        inside.moveTop(min(max(inside.top(), free.top()), free.bottom() - inside.height() + 1))
+        self.move(inside.topLeft())
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt API
+        if not self._placed:
+            self._placed = True
+            self.fit_to_screen()
+            # The window manager adds its frame after mapping the window.
+            QTimer.singleShot(200, self.keep_inside_screen)
+        super().showEvent(event)
 
     # ----- state ----------------------------------------------------------------
     @property
@@ -219,7 +276,7 @@ class MainWindow(QMainWindow):
             self.avatar.deleteLater()
         self.avatar = Avatar(patient.initials, patient.avatar_colour, 48)
         self.patient_box.insertWidget(0, self.avatar)
-        self.patient_name.setText(patient.display_name)
+        self.patient_name.set_full_text(patient.display_name)
         self.chooser.greet(patient.display_name)
         self.show_chooser()
 

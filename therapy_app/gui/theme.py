@@ -30,7 +30,18 @@ RESTORED = "#0b6b3a"  # restored words: green, underlined
 CHANGED = "#0b4f9c"  # changed words: blue, underlined
 MUTED = "#444444"
 BORDER = "#5a6470"
-FOCUS = "#ffbf00"  # thick amber focus ring, visible on blue and white
+# Focus (issue 10: the amber ring was 1.6:1 on white). As in the GOV.UK design
+# system, the focused control turns yellow inside a black ring: the ring stands
+# out from any page colour (>= 3:1, WCAG 1.4.11) and the yellow from any fill.
+FOCUS_RING = "#000000"  # 21:1 on white, 3.2:1 on the red record button
+FOCUS_FILL = "#ffdd00"
+FOCUS_TEXT = "#0b0c0c"  # 14:1 on the yellow
+FOCUS_FIELD = "#fff7bf"  # a focused text field: pale yellow, the text stays black
+# Disabled controls stay legible (they were 1.9:1): grey text at text contrast
+# and a dashed grey border at >= 3:1 on the page.
+DISABLED_TEXT = "#595959"  # 6:1 on DISABLED_FILL
+DISABLED_FILL = "#ececec"
+DISABLED_BORDER = "#767676"  # 4.5:1 on white
 
 # Unicode symbols next to short words (DejaVu Sans has them all).
 ICON_RECORD = "●"
@@ -60,6 +71,22 @@ def pick_font_family() -> str:
     return QFont().family()
 
 
+def relative_luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of ``colour`` ("#rrggbb", "white" or "black")."""
+    value = QColor(colour)
+    channels = []
+    for c in (value.redF(), value.greenF(), value.blueF()):
+        channels.append(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+    red, green, blue = channels
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def contrast_ratio(first: str, second: str) -> float:
+    """WCAG 2 contrast ratio of two colours (1 to 21; AA: 4.5 text, 3 components)."""
+    lighter, darker = sorted((relative_luminance(first), relative_luminance(second)))[::-1]
+    return (lighter + 0.05) / (darker + 0.05)
+
+
 def style_sheet() -> str:
     """The application style sheet (the therapist area reads it too)."""
     return f"""
@@ -87,37 +114,43 @@ QPushButton {{
     background: {SURFACE}; border: 2px solid {BORDER}; font-size: {BASE_POINT_SIZE}pt;
 }}
 QPushButton:hover {{ background: #e2e8f0; }}
-QPushButton:focus {{ border: 4px solid {FOCUS}; }}
-QPushButton:disabled {{ color: #8a8a8a; border-color: #b8b8b8; background: #f6f6f6; }}
 QPushButton[role="primary"] {{ background: {ACCENT}; color: white; border-color: {ACCENT_DARK}; }}
 QPushButton[role="primary"]:hover {{ background: {ACCENT_DARK}; }}
-QPushButton[role="primary"]:focus {{ border: 4px solid {FOCUS}; }}
-QPushButton[role="primary"]:disabled {{ background: #9bb3d1; color: #f0f0f0; }}
 QPushButton:checked {{ background: {ACCENT}; color: white; border-color: {ACCENT_DARK}; }}
-QPushButton:checked:focus {{ border: 4px solid {FOCUS}; }}
-QPushButton[role="record"] {{
-    background: {RECORD}; color: white; border: 6px solid #7a1a14; padding: 0px;
-    min-width: {RECORD_BUTTON_SIZE - 12}px; max-width: {RECORD_BUTTON_SIZE - 12}px;
-    min-height: {RECORD_BUTTON_SIZE - 12}px; max-height: {RECORD_BUTTON_SIZE - 12}px;
-    border-radius: {RECORD_BUTTON_SIZE // 2}px; font-size: {LARGE_POINT_SIZE}pt;
-    font-weight: bold;
-}}
-QPushButton[role="record"]:focus {{ border-color: {FOCUS}; }}
-QPushButton[role="record"][recording="true"] {{ background: #5c0f0a; }}
-QPushButton[role="record"]:disabled {{ background: #d9a3a0; border-color: #c08a86; }}
 QPushButton[role="choice"], QPushButton[role="exercise"], QPushButton[role="profile"] {{
     text-align: left; padding: 8px 20px; background: white; border: 3px solid {ACCENT};
 }}
 QPushButton[role="choice"]:hover, QPushButton[role="exercise"]:hover,
 QPushButton[role="profile"]:hover {{ background: #e8f0fa; }}
+QPushButton:focus, QPushButton[role="primary"]:focus, QPushButton:checked:focus {{
+    border: 4px solid {FOCUS_RING}; background: {FOCUS_FILL}; color: {FOCUS_TEXT};
+}}
 QPushButton[role="choice"]:focus, QPushButton[role="exercise"]:focus,
-QPushButton[role="profile"]:focus {{ border: 5px solid {FOCUS}; }}
-QPushButton[role="exercise"]:disabled {{ border-color: #b8b8b8; background: #f6f6f6; }}
+QPushButton[role="profile"]:focus {{
+    border: 5px solid {FOCUS_RING}; background: {FOCUS_FILL}; color: {FOCUS_TEXT};
+}}
+QPushButton:disabled, QPushButton[role="primary"]:disabled, QPushButton:checked:disabled,
+QPushButton[role="exercise"]:disabled {{
+    color: {DISABLED_TEXT}; background: {DISABLED_FILL};
+    border: 2px dashed {DISABLED_BORDER};
+}}
+QPushButton[role="record"] {{
+    background: {RECORD}; color: white; border: 6px solid {RECORD}; padding: 0px;
+    min-width: {RECORD_BUTTON_SIZE - 12}px; max-width: {RECORD_BUTTON_SIZE - 12}px;
+    min-height: {RECORD_BUTTON_SIZE - 12}px; max-height: {RECORD_BUTTON_SIZE - 12}px;
+    border-radius: {RECORD_BUTTON_SIZE // 2}px; font-size: {LARGE_POINT_SIZE}pt;
+    font-weight: bold;
+}}
+QPushButton[role="record"]:focus {{ border: 6px solid {FOCUS_RING}; }}
+QPushButton[role="record"][recording="true"] {{ background: #5c0f0a; }}
+QPushButton[role="record"]:disabled {{
+    background: {DISABLED_FILL}; color: {DISABLED_TEXT}; border: 6px dashed {DISABLED_BORDER};
+}}
 QLineEdit {{
     min-height: 56px; font-size: {LARGE_POINT_SIZE}pt; padding: 4px 12px;
     border: 3px solid {BORDER}; border-radius: 10px; background: white;
 }}
-QLineEdit:focus {{ border-color: {FOCUS}; }}
+QLineEdit:focus {{ border: 4px solid {FOCUS_RING}; background: {FOCUS_FIELD}; }}
 QProgressBar {{
     min-height: 36px; border: 2px solid {BORDER}; border-radius: 10px; text-align: center;
     background: white;

@@ -1,4 +1,4 @@
-"""Small reusable widgets: big buttons, initials avatar, level meter, stars, message banner."""
+"""Small reusable widgets: big buttons, elided labels, avatar, level meter, stars, banner."""
 
 from __future__ import annotations
 
@@ -8,6 +8,13 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QWidget
 
 from therapy_app.gui import theme
 
+DIGIT_KEYS: dict[int, tuple[Qt.Key, ...]] = {
+    1: (Qt.Key.Key_1, Qt.Key.Key_Ampersand),
+    2: (Qt.Key.Key_2, Qt.Key.Key_Eacute),
+    3: (Qt.Key.Key_3, Qt.Key.Key_QuoteDbl),
+}
+"""The keys of 1, 2, 3: on a French AZERTY keyboard the top row gives & é " without Shift."""
+
 
 def set_role(widget: QWidget, role: str) -> None:
     """Give ``widget`` a style-sheet role and re-apply the sheet."""
@@ -16,9 +23,25 @@ def set_role(widget: QWidget, role: str) -> None:
     widget.style().polish(widget)
 
 
-def big_button(icon: str, text: str, role: str = "", tooltip: str = "") -> QPushButton:
-    """A button with a symbol next to a short word; Enter clicks it when focused."""
-    button = QPushButton(f"{icon}  {text}" if icon else text)
+def button_text(icon: str, text: str, key: str = "") -> str:
+    """ "↻  Réécouter  (R)": symbol, word and the key that does the same."""
+    shown = f"{icon}  {text}" if icon else text
+    return f"{shown}  ({key})" if key else shown
+
+
+def big_button(
+    icon: str, text: str, role: str = "", tooltip: str = "", key: str = ""
+) -> QPushButton:
+    """A button with a symbol next to a short word; Enter clicks it when focused.
+
+    Args:
+        icon: a symbol shown first (may be empty).
+        text: the word, also the accessible name.
+        role: the style-sheet role.
+        tooltip: the hover text.
+        key: the keyboard key doing the same, shown on the button ("R", "Échap").
+    """
+    button = QPushButton(button_text(icon, text, key))
     button.setAutoDefault(True)  # Enter on a focused button clicks it (no dialog needed)
     button.setMinimumHeight(theme.BUTTON_MIN_HEIGHT)
     button.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -38,6 +61,63 @@ def label(text: str = "", role: str = "", wrap: bool = True) -> QLabel:
     if role:
         set_role(widget, role)
     return widget
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text drawn cut with "…" when space is short; whole in the tooltip.
+
+    Its minimum width does not depend on the text, so a long patient name
+    ("Marie-Thérèse de la Fontaine-Dupont-Lefebvre") cannot widen the window.
+    ``text()`` stays the whole text; only the drawing is cut.
+
+    Args:
+        text: the full text.
+        max_width: the widest it asks for, in pixels.
+        role: the style-sheet role.
+    """
+
+    def __init__(
+        self, text: str = "", max_width: int = 360, role: str = "", parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._max_width = max_width
+        self.setTextFormat(Qt.TextFormat.PlainText)  # typed by anyone: never rich text
+        if role:
+            set_role(self, role)
+        self.set_full_text(text)
+
+    def set_full_text(self, text: str) -> None:
+        """Show ``text`` (cut to the width the layout gives), whole in the tooltip."""
+        self.setText(text)
+        self.setToolTip(text)
+        self.setAccessibleName(text)
+        self.updateGeometry()
+
+    def displayed_text(self) -> str:
+        """What is drawn at the current width."""
+        return self.fontMetrics().elidedText(
+            self.text(), Qt.TextElideMode.ElideRight, max(self.contentsRect().width(), 0)
+        )
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        hint = super().sizeHint()
+        return QSize(min(hint.width(), self._max_width), hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        # Room for a few letters and the ellipsis, whatever the text.
+        width = self.fontMetrics().horizontalAdvance("Mmm…") + 4
+        hint = super().minimumSizeHint()
+        return QSize(min(width, hint.width()), hint.height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt API
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.setFont(self.font())
+        painter.drawText(
+            self.contentsRect(),
+            int(self.alignment() | Qt.AlignmentFlag.AlignVCenter),
+            self.displayed_text(),
+        )
 
 
 class Avatar(QWidget):

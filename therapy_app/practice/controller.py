@@ -11,7 +11,7 @@ from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.recorder import Recorder, RecorderSettings, StopReason
 from therapy_app.errors import AudioDeviceError, SpeechSynthesisError
 from therapy_app.exercises import ExerciseContent, default_content
-from therapy_app.practice import attempts, cues, items, steps
+from therapy_app.practice import attempts, cues, items, resume, steps
 from therapy_app.practice.events import (
     Corrected,
     Cue,
@@ -58,8 +58,10 @@ class PracticeSettings:
             generous because starting to speak is hard in Broca's aphasia.
         trailing_silence_ms: silence that ends an utterance (the patient's own
             ``Patient.pause_tolerance_ms`` in the app); Space or the button ends it sooner.
-        repetition_level: first repetition level (1..3).
+        repetition_level: first repetition level (1..3), when there is nothing to resume.
         completion_level: completion level, None for all items.
+        resume: repetition starts after the last sentence finished in the
+            patient's latest repetition session (its list, its position).
     """
 
     max_seconds: float = 30.0
@@ -67,6 +69,7 @@ class PracticeSettings:
     trailing_silence_ms: int = DEFAULT_TRAILING_SILENCE_MS
     repetition_level: int = 1
     completion_level: int | None = None
+    resume: bool = True
 
 
 class PracticeController:
@@ -224,8 +227,31 @@ class PracticeController:
             self._rest_state = State.IDLE
             self._set_state(State.IDLE)
             return
+        if self.kind is ExerciseKind.REPETITION and self.settings.resume:
+            # Pick up where the patient stopped last time (issue 10), read on
+            # the database worker; the first list's first sentence otherwise.
+            self._submit(
+                resume.repetition_resume_point,
+                self.repository,
+                self.patient_id,
+                self.content,
+                pool="db",
+                on_done=self._resume,
+                on_error=self._resume_unknown,
+            )
+            return
         self._load_items()
         self.present(0)
+
+    def _resume_unknown(self, exc: BaseException) -> None:
+        _LOGGER.warning("cannot read where repetition stopped, starting over: %r", exc)
+        self._resume(None)
+
+    def _resume(self, point: resume.ResumePoint | None) -> None:
+        if point is not None:
+            self._level = point.level
+        self._load_items()
+        self.present(point.index if point is not None else 0)
 
     def end(self) -> None:
         """Leave: stop sound and recording, store what is pending, close the session."""
@@ -283,6 +309,7 @@ class PracticeController:
             self._emit(Notice(LIST_DONE))
             index = 0
         self._item = self._list.select(index)
+        self._last_clip = None  # "Ma voix" on a new item: nothing yet (issue 10)
         self._emit(
             ItemPresented(
                 self.kind,
@@ -479,6 +506,7 @@ class PracticeController:
         self._utterance = self._correction = None
         self._chosen = None
         self._item = None
+        self._last_clip = None
         self._last_outcome = None
         self._cycle_finished = False
         self._cue = Cue(0, "", "", "", cues.NORMAL_RATE_WPM)

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui import theme
-from therapy_app.gui.widgets import Banner, big_button, label, set_role
+from therapy_app.gui.widgets import DIGIT_KEYS, Banner, big_button, label, set_role
 from therapy_app.practice.events import ExerciseKind
 
 EXERCISES: tuple[tuple[ExerciseKind, str, str, str], ...] = (
@@ -71,7 +71,7 @@ class ExerciseButton(QPushButton):
         super().changeEvent(event)
         if event.type() == event.Type.EnabledChange:
             # Child labels do not grey out with the button: dim them by hand.
-            colour = theme.TEXT if self.isEnabled() else "#8a8a8a"
+            colour = theme.TEXT if self.isEnabled() else theme.DISABLED_TEXT
             self.name.setStyleSheet(
                 f"font-size:{theme.LARGE_POINT_SIZE}pt; font-weight:bold; color:{colour};"
                 " background: transparent;"
@@ -113,9 +113,10 @@ class ExerciseChooser(QWidget):
             button.clicked.connect(lambda _=False, k=kind: self._choose(k))
             layout.addWidget(button)
             self.buttons[kind] = button
-            shortcut = QShortcut(QKeySequence(str(number)), self)
-            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-            shortcut.activated.connect(lambda k=kind: self._choose(k))
+            for key in DIGIT_KEYS[number]:
+                shortcut = QShortcut(QKeySequence(key), self)
+                shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+                shortcut.activated.connect(lambda k=kind: self._choose(k))
         layout.addSpacing(8)
         layout.addWidget(self.progress_label)
         layout.addWidget(self.progress)
@@ -151,7 +152,11 @@ class ExerciseChooser(QWidget):
             self.focus_first()
 
     def focus_first(self) -> None:
-        """Put the keyboard focus on the first exercise (or "Réessayer" after an error)."""
+        """Put the keyboard focus on the first exercise (or "Réessayer" after an error).
+
+        While the engines load, the page itself holds the focus: a key pressed
+        meanwhile lands on no button (issue 10: Space on "Retour").
+        """
         if not self.isVisible():
             return  # a hidden page taking the focus would take it from the page shown
         first = self.buttons[ExerciseKind.FREE_SPEECH]
@@ -159,6 +164,8 @@ class ExerciseChooser(QWidget):
             first.setFocus()
         elif self.retry_button.isVisible():
             self.retry_button.setFocus()
+        else:
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     focus_default = focus_first
 

@@ -9,11 +9,13 @@ from therapy_app.gui import theme
 from therapy_app.gui.patient.choices import ChoiceButton
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.patient.sentence_view import sentence_html
-from therapy_app.gui.widgets import big_button, label
+from therapy_app.gui.widgets import DIGIT_KEYS, big_button, label
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import Corrected, Heard, ItemPresented, Proposal, State
 
 INVITATION = "Dites une phrase, comme elle vient."
+KEY_LISTEN = Qt.Key.Key_E
+"""Hear the proposal that has the focus (left hand; Tab moves between proposals)."""
 NO_CORRECTION = "(La correction automatique n'est pas installée : voici ce que j'ai entendu.)"
 
 
@@ -44,7 +46,9 @@ class FreeSpeechScreen(PracticeScreen):
         self.prompt_area.addLayout(self.choices_box)
         self.prompt_area.addWidget(self.chosen)
         for number in (1, 2, 3):
-            self._add_shortcut(getattr(Qt.Key, f"Key_{number}"), self._picker(number - 1))
+            for key in DIGIT_KEYS[number]:
+                self._add_shortcut(key, self._picker(number - 1))
+        self._add_shortcut(KEY_LISTEN, self._listen_key)
         self._show_invitation()
 
     def _picker(self, index: int):  # noqa: ANN202 - slot factory
@@ -73,7 +77,12 @@ class FreeSpeechScreen(PracticeScreen):
             button.clicked.connect(self._picker(number - 1))
             # Many patients read slowly: each sentence can be heard before choosing
             # (Tab reaches it right after its choice; Enter plays it).
-            listen = big_button(theme.ICON_PLAY, "Écouter", tooltip=f"Écouter la phrase {number}")
+            listen = big_button(
+                theme.ICON_PLAY,
+                "Écouter",
+                tooltip=f"Écouter la phrase {number} (touche E quand elle est choisie avec Tab)",
+                key="E",
+            )
             listen.setAccessibleName(f"Écouter la phrase {number}")
             listen.clicked.connect(self._listener(number - 1))
             row = QWidget()
@@ -86,6 +95,27 @@ class FreeSpeechScreen(PracticeScreen):
             self._choice_rows.append(row)
             self.choices.append(button)
             self.listen_buttons.append(listen)
+
+    def _focused_row(self) -> int:
+        """The proposal whose choice or "Écouter" has the focus (else the first)."""
+        focused = self.focusWidget()
+        for index, (choice, listen) in enumerate(
+            zip(self.choices, self.listen_buttons, strict=True)
+        ):
+            if focused in (choice, listen):
+                return index
+        return 0
+
+    def _listen_key(self) -> None:
+        if self.choices:
+            self.controller.hear_proposal(self._focused_row())
+
+    def _next_key(self) -> None:
+        # While choosing, S takes the proposal in focus, as "Suivant" would take the first.
+        if self.choices and self.controller.state is State.REVIEWING:
+            self.controller.choose(self._focused_row())
+            return
+        super()._next_key()
 
     def _continue(self) -> None:
         # Enter on a focused proposal or its "Écouter" acts on that button (the
@@ -143,10 +173,13 @@ class FreeSpeechScreen(PracticeScreen):
         if state is State.REVIEWING:
             count = len(self.choices)
             keys = " / ".join(str(n) for n in range(1, count + 1))
-            return f"Choisissez la phrase (touche {keys}) ou appuyez sur Entrée."
+            return f"Choisissez la phrase (touche {keys}). Touche E : l'écouter."
         if state is State.AWAITING_REPETITION:
             return "À vous ! Appuyez sur le bouton rouge et répétez la phrase."
         return super().status_text(state)
+
+    def enter_validates(self, state: State) -> bool:
+        return state is State.REVIEWING
 
     def next_enabled(self, state: State) -> bool:
         return state is State.REVIEWING or (

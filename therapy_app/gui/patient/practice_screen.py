@@ -17,7 +17,14 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui import theme
-from therapy_app.gui.widgets import Banner, LevelMeter, Stars, big_button, label, set_role
+from therapy_app.gui.widgets import (
+    Banner,
+    LevelMeter,
+    Stars,
+    big_button,
+    label,
+    set_role,
+)
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import (
     AttemptSaved,
@@ -38,6 +45,13 @@ _LOGGER = logging.getLogger(__name__)
 
 LEVEL_POLL_MS = 100
 
+# Keys (left hand), shown on the buttons.
+KEY_REPLAY = Qt.Key.Key_R
+KEY_MY_VOICE = Qt.Key.Key_V
+KEY_NEXT = Qt.Key.Key_S
+RECORD_TEXT = f"{theme.ICON_RECORD}\nParler"
+STOP_TEXT = f"{theme.ICON_STOP}\nArrêter"
+
 # What the patient is told in each state (short, plain French).
 STATUS = {
     State.IDLE: "Appuyez sur le bouton rouge, puis parlez.",
@@ -56,8 +70,10 @@ class PracticeScreen(QWidget):
     """Base of the exercise screens; subclasses fill :attr:`prompt_area`.
 
     The screen observes its :class:`PracticeController`: buttons and keys
-    send intents, events redraw the widgets. Keys: Space record/stop, Enter
-    continue/validate, R replay, 1/2/3 pick an alternative (free speech).
+    send intents, events redraw the widgets. Every action has a key on the
+    left of the keyboard (right hemiplegia is common with aphasia; Enter is
+    far right), shown on its button: Space record/stop, R replay, V my voice,
+    S next (what "Suivant" does; Enter only validates), Escape back.
 
     Signals:
         event_received(object): every controller event, after the redraw.
@@ -83,8 +99,11 @@ class PracticeScreen(QWidget):
         self.prompt_area.setSpacing(12)
 
         self.record_button = big_button(theme.ICON_RECORD, "Parler", "record")
-        self.record_button.setText(f"{theme.ICON_RECORD}\nParler")
+        self.record_button.setText(RECORD_TEXT)
         self.record_button.setToolTip("Espace : commencer ou arrêter l'enregistrement")
+        # The round button has no room for its key: it is written under it.
+        self.record_key = label("(Espace)", "muted", wrap=False)
+        self.record_key.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.meter = LevelMeter()
         policy = self.meter.sizePolicy()
         policy.setRetainSizeWhenHidden(True)  # no layout jump when recording starts
@@ -111,13 +130,16 @@ class PracticeScreen(QWidget):
         feedback_box.addStretch(1)
         self._clear_feedback()
 
-        self.replay_button = big_button(theme.ICON_REPLAY, "Réécouter", tooltip="Touche R")
-        self.my_voice_button = big_button(theme.ICON_PLAY, "Ma voix")
-        self.next_button = big_button(theme.ICON_NEXT, "Suivant", "primary", "Touche Entrée")
+        self.replay_button = big_button(theme.ICON_REPLAY, "Réécouter", tooltip="Touche R", key="R")
+        self.my_voice_button = big_button(
+            theme.ICON_PLAY, "Ma voix", tooltip="Touche V : réécouter mon enregistrement", key="V"
+        )
+        self.next_button = big_button(theme.ICON_NEXT, "Suivant", "primary", "Touche S", key="S")
 
         record_column = QVBoxLayout()
         record_column.setAlignment(Qt.AlignmentFlag.AlignHCenter)
         record_column.addWidget(self.record_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        record_column.addWidget(self.record_key, 0, Qt.AlignmentFlag.AlignHCenter)
         record_column.addWidget(self.meter, 0, Qt.AlignmentFlag.AlignHCenter)
         record_column.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignHCenter)
 
@@ -175,7 +197,9 @@ class PracticeScreen(QWidget):
         self._add_shortcut(Qt.Key.Key_Space, self._toggle_recording)
         self._add_shortcut(Qt.Key.Key_Return, self._continue)
         self._add_shortcut(Qt.Key.Key_Enter, self._continue)
-        self._add_shortcut(Qt.Key.Key_R, self._replay)
+        self._add_shortcut(KEY_REPLAY, self._replay)
+        self._add_shortcut(KEY_MY_VOICE, self._play_my_voice)
+        self._add_shortcut(KEY_NEXT, self._next_key)
         controller.subscribe(self._on_event)
 
     # ----- keyboard -----------------------------------------------------------
@@ -218,6 +242,11 @@ class PracticeScreen(QWidget):
     def _continue(self) -> None:
         # Enter only validates: skipping an item on a stray key press would be unkind.
         self.controller.confirm()
+
+    def _next_key(self) -> None:
+        # S does what "Suivant" does, only when the button can be used.
+        if self.next_button.isEnabled():
+            self._next_clicked()
 
     def _next_clicked(self) -> None:
         if self.controller.state in (State.REVIEWING, State.FEEDBACK):
@@ -293,12 +322,12 @@ class PracticeScreen(QWidget):
     def _refresh(self) -> None:
         state = self.controller.state
         recording = state is State.RECORDING
-        self.record_button.setText(
-            f"{theme.ICON_STOP}\nArrêter" if recording else f"{theme.ICON_RECORD}\nParler"
-        )
+        self.record_button.setText(STOP_TEXT if recording else RECORD_TEXT)
         self.record_button.setProperty("recording", "true" if recording else "false")
         self.record_button.style().unpolish(self.record_button)
         self.record_button.style().polish(self.record_button)
+        if state.busy:
+            self._hold_focus()
         self.record_button.setEnabled(not state.busy)
         self.meter.setVisible(recording)
         self.busy.setVisible(state.busy)
@@ -309,17 +338,28 @@ class PracticeScreen(QWidget):
             self.controller.has_recording and not state.busy and not recording
         )
         finished = self._feedback is not None and self._feedback.item_finished
-        self.next_button.setEnabled(
-            (state is State.FEEDBACK and finished) or self.next_enabled(state)
-        )
+        validates = (state is State.FEEDBACK and finished) or self.enter_validates(state)
+        self.next_button.setEnabled(validates or self.next_enabled(state))
+        # The tooltip names Enter only when Enter does what the button does.
+        self.next_button.setToolTip("Touche S ou Entrée" if validates else "Touche S")
         self.status.setText(self.status_text(state))
         self.refresh_extra(state)
+
+    def _hold_focus(self) -> None:
+        # Disabling the focused record button would pass the focus on to the
+        # next button; the screen holds it instead, so that no key meant for
+        # the exercise lands on another button while the engines work.
+        focused = QApplication.focusWidget()
+        if focused is not None and (focused is self or self.isAncestorOf(focused)):
+            if focused is self.record_button:
+                self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _keep_focus(self) -> None:
         # Disabling the focused record button (while the engines work) sends the
         # focus to the next widget, the header's "Retour": bring it back.
         focused = QApplication.focusWidget()
-        if self.isVisible() and (focused is None or not self.isAncestorOf(focused)):
+        held = focused is self  # held by the screen while the engines worked
+        if self.isVisible() and (focused is None or held or not self.isAncestorOf(focused)):
             self.focus_default()
 
     def status_text(self, state: State) -> str:
@@ -331,6 +371,10 @@ class PracticeScreen(QWidget):
         return STATUS[state]
 
     # ----- hooks for subclasses -------------------------------------------------
+    def enter_validates(self, state: State) -> bool:
+        """Whether Enter does what "Suivant" does in ``state`` (besides a finished item)."""
+        return False
+
     def next_enabled(self, state: State) -> bool:
         """Whether "Suivant" is usable outside the feedback (skip an item)."""
         return state in (State.AWAITING_REPETITION, State.IDLE) and self.controller.item is not None

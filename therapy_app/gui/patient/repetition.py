@@ -5,8 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QWidget
 
+from therapy_app.gui import theme
 from therapy_app.gui.patient.practice_screen import PracticeScreen
-from therapy_app.gui.widgets import big_button, label
+from therapy_app.gui.widgets import DIGIT_KEYS, big_button, button_text, label
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import CueGiven, ItemPresented, State
 
@@ -25,13 +26,19 @@ class RepetitionScreen(PracticeScreen):
         self.level_group = QButtonGroup(self)
         self.level_buttons = {}
         for level, name in LEVEL_NAMES.items():
-            button = big_button("", name)
+            # Keys 1/2/3 (left hand) pick the list; the chosen one is ticked,
+            # not only coloured (the focus colour would hide it).
+            button = big_button("", name, tooltip=f"Touche {level}", key=str(level))
             button.setCheckable(True)
             button.setChecked(level == controller.level)
             button.setAutoDefault(False)
+            button.toggled.connect(lambda on, b=button, n=name, k=level: self._mark(b, n, k, on))
+            self._mark(button, name, level, button.isChecked())
             self.level_group.addButton(button, level)
             self.level_buttons[level] = button
             top.addWidget(button)
+            for key in DIGIT_KEYS[level]:
+                self._add_shortcut(key, lambda k=level: self._level_key(k))
         top.addStretch(1)
         self.counter = label("", "muted", wrap=False)
         top.addWidget(self.counter)
@@ -45,6 +52,15 @@ class RepetitionScreen(PracticeScreen):
         self.prompt_area.addWidget(self.sentence)
         self.prompt_area.addWidget(self.cue_display)
         self.level_group.idClicked.connect(self._level_clicked)
+
+    @staticmethod
+    def _mark(button, name: str, level: int, checked: bool) -> None:  # noqa: ANN001
+        button.setText(button_text(theme.ICON_CHECK if checked else "", name, str(level)))
+
+    def _level_key(self, level: int) -> None:
+        button = self.level_buttons[level]
+        if button.isEnabled() and level != self.controller.level:
+            button.click()
 
     def _level_clicked(self, level: int) -> None:
         if not self.controller.set_level(level):

@@ -29,7 +29,13 @@ BASE_POINT_SIZE = 14
 TITLE_POINT_SIZE = 20
 ACCENT: str = getattr(_THEME, "ACCENT", "#0b4f9c")
 ACCENT_DARK: str = getattr(_THEME, "ACCENT_DARK", "#083a73")
-FOCUS: str = getattr(_THEME, "FOCUS", "#ffbf00")
+FOCUS_RING: str = getattr(_THEME, "FOCUS_RING", "#000000")
+FOCUS_FILL: str = getattr(_THEME, "FOCUS_FILL", "#ffdd00")
+FOCUS_TEXT: str = getattr(_THEME, "FOCUS_TEXT", "#0b0c0c")
+FOCUS_FIELD: str = getattr(_THEME, "FOCUS_FIELD", "#fff7bf")
+DISABLED_TEXT: str = getattr(_THEME, "DISABLED_TEXT", "#595959")
+DISABLED_FILL: str = getattr(_THEME, "DISABLED_FILL", "#ececec")
+DISABLED_BORDER: str = getattr(_THEME, "DISABLED_BORDER", "#767676")
 BORDER: str = getattr(_THEME, "BORDER", "#5a6470")
 SURFACE: str = getattr(_THEME, "SURFACE", "#f1f4f8")
 SUCCESS: str = getattr(_THEME, "SUCCESS", "#1b6e20")
@@ -57,17 +63,19 @@ QPushButton {{
     background: {SURFACE}; border: 2px solid {BORDER};
 }}
 QPushButton:hover {{ background: #e2e8f0; }}
-QPushButton:focus {{ border: 3px solid {FOCUS}; }}
-QPushButton:disabled {{ color: #8a8a8a; border-color: #b8b8b8; background: #f6f6f6; }}
 QPushButton[role="primary"] {{ background: {ACCENT}; color: white; border-color: {ACCENT_DARK}; }}
 QPushButton[role="primary"]:hover {{ background: {ACCENT_DARK}; }}
-QPushButton[role="primary"]:focus {{ border: 3px solid {FOCUS}; }}
-QPushButton[role="primary"]:disabled {{ background: #9bb3d1; color: #f0f0f0; }}
+QPushButton:focus, QPushButton[role="primary"]:focus {{
+    border: 3px solid {FOCUS_RING}; background: {FOCUS_FILL}; color: {FOCUS_TEXT};
+}}
+QPushButton:disabled, QPushButton[role="primary"]:disabled {{
+    color: {DISABLED_TEXT}; background: {DISABLED_FILL}; border: 2px dashed {DISABLED_BORDER};
+}}
 QLineEdit {{
     min-height: 32px; font-size: {BASE_POINT_SIZE}pt; padding: 2px 8px;
     border: 2px solid {BORDER}; border-radius: 6px; background: white;
 }}
-QLineEdit:focus {{ border-color: {FOCUS}; }}
+QLineEdit:focus {{ border: 3px solid {FOCUS_RING}; background: {FOCUS_FIELD}; }}
 QTableView {{ gridline-color: #d0d0d0; }}
 QHeaderView::section {{ font-size: {BASE_POINT_SIZE - 2}pt; font-weight: bold; padding: 3px; }}
 QCheckBox::indicator {{ width: 20px; height: 20px; }}
