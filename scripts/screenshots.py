@@ -27,7 +27,13 @@ sys.path.insert(0, str(ROOT))
 _LOGGER = logging.getLogger("screenshots")
 
 
-def start_display(width: int = 1400, height: int = 1000) -> subprocess.Popen[bytes] | None:
+SCREEN = (1366, 768)
+"""A common clinic laptop: the screenshots show the window filling it (issue 10)."""
+
+
+def start_display(
+    width: int = SCREEN[0], height: int = SCREEN[1]
+) -> subprocess.Popen[bytes] | None:
     """Start Xvfb on a free display and point Qt at it; offscreen when Xvfb is missing."""
     if os.environ.get("QT_QPA_PLATFORM") == "offscreen" or shutil.which("Xvfb") is None:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -110,6 +116,7 @@ def run(out: Path) -> list[Path]:
     spoken = SpokenRecordings()
     window = MainWindow(repository, recorder_factory=spoken, player=SilentPlayer())
     window.show()
+    window.setGeometry(0, 0, *SCREEN)  # as if maximised on the laptop
     window.activateWindow()
     saved: list[Path] = []
 
@@ -133,7 +140,7 @@ def run(out: Path) -> list[Path]:
     key(Qt.Key.Key_Return)
     wait_until(lambda: window.current_screen == "chooser")
     repository.create_patient("Paul Durand")
-    repository.create_patient("Marie Lefèvre")
+    repository.create_patient("Marie-Thérèse de la Fontaine-Dupont-Lefebvre")
     window.show_profiles()
     wait_until(lambda: len(window.profiles.buttons) == 3)
     shot("02_profiles")
@@ -206,6 +213,8 @@ def run(out: Path) -> list[Path]:
     os.environ["THERAPY_APP_MODELS_DIR"] = str(Path(tempfile.mkdtemp()) / "none")
     broken = MainWindow(repository, recorder_factory=spoken, player=SilentPlayer())
     broken.show()
+    broken.setGeometry(0, 0, *SCREEN)
+    broken.activateWindow()
     wait_until(lambda: broken.loader.error is not None and len(broken.profiles.patients) == 3)
     broken.select_patient(broken.profiles.patients[0])
     settle()

@@ -71,6 +71,7 @@ def test_missing_models_are_explained_in_french(open_window, gui_repository, tmp
     driver.qtbot.waitUntil(chooser.banner.isVisible, timeout=5000)
     assert "Il manque" in chooser.banner.text()
     assert chooser.retry_button.isVisible()
+    driver.qtbot.waitUntil(chooser.retry_button.hasFocus, timeout=5000)  # Space tries again
     assert not any(b.isEnabled() for b in chooser.buttons.values())
     driver.key(Qt.Key.Key_1)  # nothing opens without the models
     assert window.current_screen == "chooser"

@@ -5,10 +5,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -65,7 +67,7 @@ class ExerciseButton(QPushButton):
         key.setStyleSheet(
             f"background:{theme.ACCENT}; color:white; border-radius:26px; font-weight:bold;"
         )
-        self.setMinimumHeight(112)
+        self.setMinimumHeight(100)
 
     def changeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt API
         super().changeEvent(event)
@@ -104,9 +106,10 @@ class ExerciseChooser(QWidget):
         self.retry_button = big_button(theme.ICON_REPLAY, "Réessayer", "primary")
         self.retry_button.hide()
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(160, 24, 160, 24)
-        layout.setSpacing(18)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(160, 16, 160, 16)
+        layout.setSpacing(12)
         layout.addWidget(self.greeting)
         for number, (kind, icon, name, hint) in enumerate(EXERCISES, start=1):
             button = ExerciseButton(number, icon, name, hint)
@@ -123,6 +126,16 @@ class ExerciseChooser(QWidget):
         layout.addWidget(self.banner)
         layout.addWidget(self.retry_button, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addStretch(1)
+        # A loading error's explanation can be long: on a 768-pixel screen the
+        # page scrolls rather than cutting it.
+        scroll = QScrollArea()
+        scroll.setWidget(page)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
         self.retry_button.clicked.connect(self._retry)
         self.set_ready(False)
 
@@ -189,3 +202,4 @@ class ExerciseChooser(QWidget):
         )
         self.retry_button.show()
         set_role(self.retry_button, "primary")
+        self.focus_first()  # Space or Enter tries again

@@ -366,7 +366,7 @@ class PracticeScreen(QWidget):
         """The instruction line for ``state`` (subclasses may adapt it)."""
         if state is State.FEEDBACK:
             if self._feedback is not None and self._feedback.item_finished:
-                return "Entrée : continuer.   Espace : recommencer."
+                return "S ou Entrée : continuer.   Espace : recommencer."
             return ""
         return STATUS[state]
 

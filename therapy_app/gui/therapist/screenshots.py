@@ -28,7 +28,8 @@ from therapy_app.storage import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
 
-SIZE = (1280, 800)
+SIZE = (1366, 768)
+"""A common clinic laptop screen (issue 10: screenshots at 1366×768)."""
 PREFIX = "therapist_"
 _TIMEOUT_MS = 30_000
 _PDF_DPI = 70
