@@ -202,8 +202,10 @@ class MainWindow(QMainWindow):
         if not self._placed:
             self._placed = True
             self.fit_to_screen()
-            # The window manager adds its frame after mapping the window.
+            # The window manager adds its frame after mapping the window (a
+            # slow one later still: look again after a second).
             QTimer.singleShot(200, self.keep_inside_screen)
+            QTimer.singleShot(1000, self.keep_inside_screen)
         super().showEvent(event)
 
     # ----- state ----------------------------------------------------------------
