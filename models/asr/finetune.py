@@ -28,12 +28,23 @@ import numpy as np
 import torch
 from torch import nn
 
-from models.asr.finetune_data import D_MODEL, ENCODED_FILE, ITEMS_FILE, N_FRAMES, load_encoder
+from models.asr.finetune_data import (
+    D_MODEL,
+    ENCODED_FILE,
+    ITEMS_FILE,
+    N_FRAMES,
+    draw_rows,
+    load_encoder,
+)
 from models.asr.lora import LoraSettings, adapter_arrays, attach_lora
 from models.asr.whisper_torch import _attend, _merge_heads, _split_heads
 
 _LOGGER = logging.getLogger("asr_finetune")
 VALID_SHARE = 0.05
+# Share of the intended sentences taught without the telegraphic prompt, written as
+# in the corpus (capitals, punctuation): that is how the app scores a known target
+# (``SpeechRecognizer.score``), and it keeps those scores tied to the audio.
+WRITTEN_SHARE = 0.5
 
 
 def load_items(data: Path) -> tuple[list[dict], np.memmap]:
@@ -69,13 +80,30 @@ def decoder_forward(decoder, encoder, tokens: torch.Tensor, states: torch.Tensor
     return torch.matmul(decoder.ln(x), decoder.proj)
 
 
-def batch_tensors(batch, states, prefix: list[int], encode, eot: int):
+def with_written_forms(items: list[dict], corpus: Path, count: int) -> None:
+    """Give half of the intended-sentence items their written form (deterministic)."""
+    rows = draw_rows(corpus, count)
+    for it in items:
+        if it["kind"] == "intended" and random.Random(f"written:{it['index']}").random() < (
+            WRITTEN_SHARE
+        ):
+            it["written"] = rows[it["index"]]["tgt"]
+
+
+def sequence(item: dict, prompt: list[int], sot: list[int], encode, eot: int):
+    """(prefix, full token row) for one item: verbatim with the prompt, or written without."""
+    if "written" in item:
+        return sot, sot + encode(" " + item["written"].strip()) + [eot]
+    return prompt, prompt + encode(" " + item["target"]) + [eot]
+
+
+def batch_tensors(batch, states, prompts: tuple[list[int], list[int]], encode, eot: int):
     """Token rows (right-padded), loss targets (-100 outside the transcript) and states."""
-    seqs = [prefix + encode(" " + it["target"]) + [eot] for it in batch]
-    width = max(len(s) for s in seqs)
-    tokens = torch.full((len(seqs), width), eot, dtype=torch.long)
-    labels = torch.full((len(seqs), width), -100, dtype=torch.long)
-    for r, seq in enumerate(seqs):
+    pairs = [sequence(it, *prompts, encode, eot) for it in batch]
+    width = max(len(s) for _, s in pairs)
+    tokens = torch.full((len(pairs), width), eot, dtype=torch.long)
+    labels = torch.full((len(pairs), width), -100, dtype=torch.long)
+    for r, (prefix, seq) in enumerate(pairs):
         tokens[r, : len(seq)] = torch.tensor(seq)
         # Position p predicts token p + 1: only the transcript and its end are learnt.
         labels[r, len(prefix) - 1 : len(seq) - 1] = torch.tensor(seq[len(prefix) :])
@@ -107,9 +135,12 @@ def train(args: argparse.Namespace) -> None:
     recognizer = SpeechRecognizer.load(threads=1)
     tok = recognizer.tokenizer
     eot = recognizer.config.tokens.eot
-    prefix = tok.prompt_tokens(TELEGRAPHIC_PROMPT, recognizer.config.n_text_ctx // 2 - 1)
+    prompt = tok.prompt_tokens(TELEGRAPHIC_PROMPT, recognizer.config.n_text_ctx // 2 - 1)
+    prefix = (prompt, recognizer.config.tokens.sot_sequence)
     items, states = load_items(args.data)
     items = [it for it in items if it["index"] < len(states)]
+    if args.corpus is not None:
+        with_written_forms(items, args.corpus, len(states))
     n_valid = max(16, int(len(items) * VALID_SHARE))
     # The validation items are the first ones: they stay the same as the data grows.
     valid, train_items = items[:n_valid], items[n_valid:]
@@ -190,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("build/asr_ft"))
     parser.add_argument("--run", type=Path, required=True)
+    parser.add_argument(
+        "--corpus", type=Path, default=None, help="the data's corpus: teach written forms too"
+    )
     parser.add_argument("--export", type=Path, default=None, help="write the adapters and stop")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--batch", type=int, default=8)
