@@ -84,9 +84,10 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
 def search_dirs() -> list[Path]:
     """Folders searched for model folders, in priority order.
 
-    ``THERAPY_APP_MODELS_DIR``, when set, replaces the installer bundle and the
-    project build folder (so a clinic can pin one folder, and tests can see a
-    model as missing); models shipped with the resources are searched last.
+    ``THERAPY_APP_MODELS_DIR``, when set, replaces the installer bundle, the
+    installed package's ``_models`` folder and the project build folder (so a
+    clinic can pin one folder, and tests can see a model as missing); models
+    shipped with the resources are searched last.
     """
     dirs: list[Path] = []
     override = os.environ.get(paths.ENV_MODELS_DIR)
@@ -96,6 +97,7 @@ def search_dirs() -> list[Path]:
         bundle = paths.bundle_root()
         if bundle is not None:
             dirs.append(bundle / "models")
+        dirs.append(paths.installed_models_dir())
         dirs.append(paths.build_models_dir())
     dirs.append(paths.resources_dir() / "models")
     return dirs

@@ -44,6 +44,16 @@ def resources_dir() -> Path:
     return project_root() / "resources"
 
 
+def installed_models_dir() -> Path:
+    """Speech models bundled by an installer, inside the installed package.
+
+    The Windows and Debian installers copy the built models to
+    ``therapy_app/_models/<name>/`` (as wheels map ``resources/`` to
+    ``_resources``): an installed copy never needs ``build-models``.
+    """
+    return Path(__file__).resolve().parent / "_models"
+
+
 def build_models_dir() -> Path:
     """Where ``python -m models.build`` writes the models it builds."""
     return project_root() / "build" / "models"
