@@ -87,3 +87,19 @@ def test_the_adapter_is_part_of_the_build_inputs(tmp_path: Path):
     assert with_adapter["adapter"]["file"] == "halting-fr.npz"
     assert len(with_adapter["adapter"]["sha256"]) == 64
     assert asr_build.build_inputs(None)["adapter"] is None
+
+
+def test_the_committed_adapters_fit_whisper_base_and_are_opt_in():
+    with np.load(asr_build.NAMED_ADAPTERS["halting"]) as saved:
+        shapes = {k: saved[k].shape for k in saved.files}
+    assert shapes.pop("scale") == ()
+    d, rank = 512, 16
+    outputs = {"qkv": 3 * d, "out": d, "cross_q": d, "cross_out": d, "fc1": 4 * d, "fc2": d}
+    inputs = {**dict.fromkeys(outputs, d), "fc2": 4 * d}
+    for i in range(6):
+        for name, out in outputs.items():
+            assert shapes.pop(f"blocks.{i}.{name}.lora_a") == (rank, inputs[name])
+            assert shapes.pop(f"blocks.{i}.{name}.lora_b") == (out, rank)
+    assert not shapes
+    # A plain build stays plain Whisper base until the adapters stop costing clean speech.
+    assert asr_build.default_adapter() is None
