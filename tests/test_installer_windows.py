@@ -13,7 +13,8 @@ Wine 8.0 (Debian 12) lacks four things a real Windows 10/11 has; the test puts
 stand-ins into its own throw-away prefix, never into the installer:
 ``installer/windows/wine/`` builds ucrtbase complex-math functions (numpy),
 an ``icuuc.dll`` stub (Qt6Core), an ``mscms.dll`` stub (Qt's Windows
-platform plugin) and ``bcryptprimitives.dll`` (Rust's ProcessPrng: tokenizers); ``propsys`` is disabled so that Python's ``platform`` module
+platform plugin) and ``bcryptprimitives.dll`` (Rust's ProcessPrng:
+tokenizers); ``propsys`` is disabled so that Python's ``platform`` module
 falls back from WMI. What Wine cannot show is listed in the README.
 """
 
