@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -190,15 +191,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--pause-gap", type=float, default=PAUSE_GAP_S, help="pause cap in s (1000: none)"
     )
+    parser.add_argument(
+        "--gate", type=float, default=None, help="adapter gate for free transcription"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/halting.json")
     args = parser.parse_args(argv)
     recognizer = SpeechRecognizer.load(threads=args.threads)
+    if args.gate is not None:
+        recognizer.default_options = replace(recognizer.default_options, adapter_gate=args.gate)
     vad = VoiceActivityDetector.load()
     corrector = Corrector.load(model_dir=args.corrector_dir)
     meta_dir = args.corrector_dir or load_model("corrector-fr").directory
     results: dict[str, Any] = {
         "machine": {"cpu_count": __import__("os").cpu_count(), "python": platform.python_version()},
         "provider": recognizer.provider,
+        "asr_version": json.loads(
+            (load_model("whisper-base").directory / "model.json").read_text()
+        )["version"],
+        "adapter_gate": recognizer.default_options.adapter_gate if recognizer.model.gated else None,
         "corrector_version": json.loads((meta_dir / "model.json").read_text())["version"],
         "targets": TARGETS,
         "pause_gap_s": args.pause_gap,

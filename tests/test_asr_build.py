@@ -72,7 +72,11 @@ def test_sidecar_records_sources_io_and_parity():
     assert meta["source"]["model_bin"]["bytes"] == 145_217_532
     assert meta["onnx"]["opset"] >= 17
     decoder_inputs = meta["onnx"]["decoder"]["inputs"]
-    assert decoder_inputs[:2] == ["tokens", "self_k_0"] and decoder_inputs[-1] == "cross_v_5"
+    assert decoder_inputs[:2] == ["tokens", "self_k_0"]
+    # The halting-speech adapters are built in behind a gate input (plain at 0).
+    assert decoder_inputs[-2:] == ["cross_v_5", "adapter_gate"]
+    assert meta["adapter"]["file"] == "halting-fr.npz"
+    assert meta["build"]["inputs"]["adapter"]["mode"] == "gated"
     assert meta["onnx"]["encoder"]["outputs"][0] == "cross_k_0"
     assert meta["mel"] == {
         "sample_rate": 16000,
@@ -83,8 +87,10 @@ def test_sidecar_records_sources_io_and_parity():
     }
     parity = {p["graph"]: p for p in meta["build"]["parity"]}
     assert parity["encoder-fp32"]["max_abs_diff"] < 1e-3
-    assert parity["decoder-fp32"]["max_abs_diff"] < 1e-3
-    assert parity["decoder-fp32"]["argmax_agreement"] == 1.0
+    for gate in ("gate0", "gate1"):
+        assert parity[f"decoder-fp32-{gate}"]["max_abs_diff"] < 1e-3
+        assert parity[f"decoder-fp32-{gate}"]["argmax_agreement"] == 1.0
+        assert parity[f"decoder-int8-{gate}"]["argmax_agreement"] >= asr_build.INT8_MIN_AGREEMENT
 
 
 @pytest.mark.slow
@@ -94,29 +100,33 @@ def test_onnx_matches_pytorch(tmp_path: Path):
     folder = require_model()
     cache = folder.parent.parent / "cache"
     model_bin = cache / "whisper-base-ct2" / "model.bin"
-    graphs = cache / "whisper-base-onnx"
+    graphs = cache / "whisper-base-onnx-gated"
     if not model_bin.is_file() or not (graphs / "decoder.fp32.onnx").is_file():
         pytest.skip("build cache not present next to the model folder")
     from models.asr.export import check_parity
+    from models.asr.lora import attach_saved
     from models.asr.whisper_torch import load_from_ct2
     from therapy_app.asr.features import log_mel_spectrogram
 
     encoder, decoder = load_from_ct2(read_ct2_model(model_bin))
+    attach_saved(decoder, asr_build.ADAPTER)
     rng = np.random.default_rng(3)
     t = np.arange(32_000) / 16_000
     audio = 0.2 * np.sin(2 * np.pi * 180 * t) * (1 + np.sin(2 * np.pi * 4 * t))
     audio += 0.01 * rng.standard_normal(t.size)
     mel = log_mel_spectrogram(audio.astype(np.float32))
     tokens = [50258, 50265, 50359, 50363, 1022, 11, 5790, 13]
-    enc, dec = check_parity(
-        encoder,
-        decoder,
-        mel,
-        tokens,
-        graphs / "encoder.fp32.onnx",
-        graphs / "decoder.fp32.onnx",
-        "test",
-    )
-    assert enc.max_abs_diff < 1e-3
-    assert dec.max_abs_diff < 1e-3
-    assert dec.argmax_agreement == 1.0
+    for gate in (0.0, 1.0):
+        enc, dec = check_parity(
+            encoder,
+            decoder,
+            mel,
+            tokens,
+            graphs / "encoder.fp32.onnx",
+            graphs / "decoder.fp32.onnx",
+            "test",
+            gate,
+        )
+        assert enc.max_abs_diff < 1e-3
+        assert dec.max_abs_diff < 1e-3
+        assert dec.argmax_agreement == 1.0

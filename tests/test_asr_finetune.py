@@ -89,7 +89,7 @@ def test_the_adapter_is_part_of_the_build_inputs(tmp_path: Path):
     assert asr_build.build_inputs(None)["adapter"] is None
 
 
-def test_the_committed_adapters_fit_whisper_base_and_are_opt_in():
+def test_the_committed_adapters_fit_whisper_base_and_are_built_in_by_default():
     with np.load(asr_build.NAMED_ADAPTERS["halting"]) as saved:
         shapes = {k: saved[k].shape for k in saved.files}
     assert shapes.pop("scale") == ()
@@ -101,5 +101,53 @@ def test_the_committed_adapters_fit_whisper_base_and_are_opt_in():
             assert shapes.pop(f"blocks.{i}.{name}.lora_a") == (rank, inputs[name])
             assert shapes.pop(f"blocks.{i}.{name}.lora_b") == (out, rank)
     assert not shapes
-    # A plain build stays plain Whisper base until the adapters stop costing clean speech.
-    assert asr_build.default_adapter() is None
+    assert asr_build.build.__defaults__[-1] == asr_build.ADAPTER
+
+
+def test_a_gated_onnx_decoder_is_plain_when_closed_and_adapted_when_open(tmp_path: Path):
+    ort = pytest.importorskip("onnxruntime")
+    from models.asr.export import export_decoder
+    from models.asr.lora import attach_saved
+    from therapy_app.asr.onnx_whisper import decoder_io
+
+    torch.manual_seed(1)
+    base = WhisperDecoderStep(TINY)
+    for p in base.parameters():
+        torch.nn.init.normal_(p, std=0.2)
+    trained = WhisperDecoderStep(TINY)
+    trained.load_state_dict(base.state_dict())
+    for p in attach_lora(trained, LoraSettings(rank=4, alpha=8.0, dropout=0.0)):
+        torch.nn.init.normal_(p, std=0.3)
+    path = tmp_path / "adapter.npz"
+    np.savez(path, **adapter_arrays(trained.state_dict(), 2.0))
+    gated, merged = WhisperDecoderStep(TINY), WhisperDecoderStep(TINY)
+    gated.load_state_dict(base.state_dict())
+    merged.load_state_dict(base.state_dict())
+    assert attach_saved(gated, path) == merge_adapters(merged, path) == 6 * TINY.n_decoder_layers
+    for module in (base, gated, merged):
+        module.eval()
+    graph = tmp_path / "decoder.onnx"
+    export_decoder(gated, graph, gated=True)
+    session = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
+    names, _ = decoder_io(TINY.n_decoder_layers, gated=True)
+    assert tuple(i.name for i in session.get_inputs()) == names
+
+    n, h, dh = TINY.n_decoder_layers, TINY.n_heads, TINY.head_dim
+    gen = torch.Generator().manual_seed(3)
+    cross = [torch.randn(1, h, TINY.n_audio_ctx, dh, generator=gen) for _ in range(2 * n)]
+    empty = [np.zeros((2, h, 0, dh), np.float32)] * (2 * n)
+    tokens = np.array([[1, 5, 7, 2], [3, 3, 9, 0]], np.int64)
+
+    def onnx_logits(gate: float) -> np.ndarray:
+        arrays = [tokens, *empty, *(c.numpy() for c in cross), np.array([gate], np.float32)]
+        return session.run(None, dict(zip(names, arrays, strict=True)))[0]
+
+    def torch_logits(module: WhisperDecoderStep) -> np.ndarray:
+        zeros = [torch.from_numpy(e) for e in empty[:n]]
+        with torch.no_grad():
+            return module(torch.from_numpy(tokens), zeros, zeros, cross[:n], cross[n:])[0].numpy()
+
+    plain, adapted = torch_logits(base), torch_logits(merged)
+    assert not np.allclose(plain, adapted, atol=1e-2)
+    np.testing.assert_allclose(onnx_logits(0.0), plain, atol=1e-4)
+    np.testing.assert_allclose(onnx_logits(1.0), adapted, atol=1e-3)

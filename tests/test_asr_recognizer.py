@@ -104,6 +104,28 @@ def test_score_prefers_what_was_said_over_its_prefix_or_extension(recognizer):
     assert totals[0].logprob >= totals[1].logprob
 
 
+def test_score_runs_plain_whisper_while_transcription_opens_the_adapter_gate(recognizer):
+    if not recognizer.model.gated:
+        pytest.skip("the built model has no gated adapters (built with --adapter none)")
+    encoded = recognizer.encode(synthesize("moi pas dormir nuit", telegraphic=True))
+    candidates = ["moi pas dormir nuit", "moi pas sortir nuit"]
+    scored = recognizer.score(encoded, candidates)
+    opened = SpeechRecognizer(
+        recognizer.model.with_gate(1.0), recognizer.tokenizer, recognizer.config
+    )
+    adapted = opened.score(encoded, candidates)
+    # The gate changes the decoder, and score keeps it closed (plain Whisper base).
+    assert recognizer.model.gate == 0.0 and opened.model.gate == 1.0
+    assert scored[0].logprob != pytest.approx(adapted[0].logprob, abs=1e-3)
+    closed = SpeechRecognizer(
+        recognizer.model.with_gate(0.0), recognizer.tokenizer, recognizer.config
+    )
+    assert closed.score(encoded, candidates)[0].logprob == pytest.approx(
+        scored[0].logprob, abs=1e-6
+    )
+    assert DecodeOptions().adapter_gate > 0
+
+
 @pytest.mark.slow
 def test_encoded_audio_serves_transcription_and_scoring(recognizer):
     clip = synthesize("moi vouloir café", telegraphic=True)

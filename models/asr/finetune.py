@@ -10,6 +10,8 @@ with the app's own prompt (telegraphic context + French SOT sequence), on the
 exact words said. Resumable from ``<run>/checkpoint.pt``::
 
     python -m models.asr.finetune --data build/asr_ft --run build/asr_ft/run1 --minutes 60
+    python -m models.asr.finetune --data build/asr_ft build/asr_ft2 --corpus build/corpus_v5 \
+        --kl 0.5 --run build/asr_ft/run2 --minutes 60
     python -m models.asr.finetune --run build/asr_ft/run1 \
         --export models/asr/adapters/halting-fr.npz
 """
@@ -47,8 +49,8 @@ VALID_SHARE = 0.05
 WRITTEN_SHARE = 0.5
 
 
-def load_items(data: Path) -> tuple[list[dict], np.memmap]:
-    """Finished items with a target, and the encoder-state memmap."""
+def load_items(data: Path, store: int = 0) -> tuple[list[dict], np.memmap]:
+    """Finished items with a target (tagged with ``store``), and the encoder-state memmap."""
     items = []
     for line in (data / ITEMS_FILE).read_text(encoding="utf-8").splitlines():
         try:
@@ -57,12 +59,25 @@ def load_items(data: Path) -> tuple[list[dict], np.memmap]:
             break
     count = (data / ENCODED_FILE).stat().st_size // (N_FRAMES * D_MODEL * 2)
     states = np.memmap(data / ENCODED_FILE, np.float16, "r", shape=(count, N_FRAMES, D_MODEL))
-    return [it for it in items if it["target"]], states
+    # An index is kept once: two generators once ran on the same folder side by side.
+    unique = {it["index"]: it for it in reversed(items)}
+    kept = [{**it, "store": store} for _, it in sorted(unique.items()) if it["target"]]
+    return kept, states
 
 
-def decoder_forward(decoder, encoder, tokens: torch.Tensor, states: torch.Tensor) -> torch.Tensor:
-    """Teacher-forced logits [B, S, V] for token rows [B, S] over their own clips' states."""
+def decoder_forward(
+    decoder, encoder, tokens: torch.Tensor, states: torch.Tensor, gate: float | None = None
+) -> torch.Tensor:
+    """Teacher-forced logits [B, S, V] for token rows [B, S] over their own clips' states.
+
+    ``gate`` 0 runs the plain decoder under the adapters (for the KL term).
+    """
     n_heads = decoder.dims.n_heads
+    g = None if gate is None else torch.tensor(gate)
+
+    def lin(layer, t: torch.Tensor) -> torch.Tensor:
+        return layer(t) if g is None else layer(t, g)
+
     steps = tokens.shape[1]
     x = decoder.embed(tokens) + decoder.positions[:steps]
     pos = torch.arange(steps)
@@ -71,23 +86,36 @@ def decoder_forward(decoder, encoder, tokens: torch.Tensor, states: torch.Tensor
         with torch.no_grad():
             ck, cv = encoder.cross_kv[i](states).chunk(2, dim=-1)
             ck, cv = _split_heads(ck, n_heads), _split_heads(cv, n_heads)
-        q, k, v = block.qkv(block.attn_ln(x)).chunk(3, dim=-1)
+        q, k, v = lin(block.qkv, block.attn_ln(x)).chunk(3, dim=-1)
         h = _attend(*(_split_heads(t, n_heads) for t in (q, k, v)), mask)
-        x = x + block.out(_merge_heads(h))
-        cq = _split_heads(block.cross_q(block.cross_ln(x)), n_heads)
-        x = x + block.cross_out(_merge_heads(_attend(cq, ck, cv)))
-        x = x + block.fc2(nn.functional.gelu(block.fc1(block.mlp_ln(x))))
+        x = x + lin(block.out, _merge_heads(h))
+        cq = _split_heads(lin(block.cross_q, block.cross_ln(x)), n_heads)
+        x = x + lin(block.cross_out, _merge_heads(_attend(cq, ck, cv)))
+        x = x + lin(block.fc2, nn.functional.gelu(lin(block.fc1, block.mlp_ln(x))))
     return torch.matmul(decoder.ln(x), decoder.proj)
 
 
-def with_written_forms(items: list[dict], corpus: Path, count: int) -> None:
-    """Give half of the intended-sentence items their written form (deterministic)."""
-    rows = draw_rows(corpus, count)
+# Kinds whose audio says the intended sentence (finetune_data.draw_kind).
+SENTENCE_KINDS = ("intended", "fluent")
+# Kinds said cleanly: their adapted distribution is kept near plain Whisper's (KL term).
+CLEAN_KINDS = ("fluent", "clean_source")
+
+
+def with_written_forms(items: list[dict], corpus: Path | None, count: int) -> None:
+    """Give half of the intended-sentence items their written form (deterministic).
+
+    Items of the second data folder carry their sentence (``intended``); the first
+    run's are looked up in ``corpus``.
+    """
+    rows = draw_rows(corpus, count) if corpus is not None else []
     for it in items:
-        if it["kind"] == "intended" and random.Random(f"written:{it['index']}").random() < (
-            WRITTEN_SHARE
-        ):
-            it["written"] = rows[it["index"]]["tgt"]
+        if it["kind"] not in SENTENCE_KINDS:
+            continue
+        key = (
+            f"written:{it['index']}" if it["store"] == 0 else f"written:{it['store']}:{it['index']}"
+        )
+        if random.Random(key).random() < WRITTEN_SHARE:
+            it["written"] = it.get("intended") or rows[it["index"]]["tgt"]
 
 
 def sequence(item: dict, prompt: list[int], sot: list[int], encode, eot: int):
@@ -107,7 +135,7 @@ def batch_tensors(batch, states, prompts: tuple[list[int], list[int]], encode, e
         tokens[r, : len(seq)] = torch.tensor(seq)
         # Position p predicts token p + 1: only the transcript and its end are learnt.
         labels[r, len(prefix) - 1 : len(seq) - 1] = torch.tensor(seq[len(prefix) :])
-    rows = np.stack([states[it["index"]] for it in batch]).astype(np.float32)
+    rows = np.stack([states[it["store"]][it["index"]] for it in batch]).astype(np.float32)
     return tokens, labels, torch.from_numpy(rows)
 
 
@@ -127,6 +155,24 @@ def evaluate(decoder, encoder, items, states, prefix, encode, eot, batch_size=8)
     return total / max(1, count)
 
 
+def clean_kl(decoder, encoder, batch, tokens, labels, states, logits) -> torch.Tensor:
+    """Mean KL(plain || adapted) over the transcript positions of cleanly said items.
+
+    On clean speech plain Whisper base is already good: the adapters should not
+    move its distribution there (the first adapters cost clean phrases 5 points).
+    """
+    rows = [r for r, it in enumerate(batch) if it["kind"] in CLEAN_KINDS]
+    if not rows:
+        return logits.new_zeros(())
+    idx = torch.tensor(rows)
+    with torch.no_grad():
+        plain = decoder_forward(decoder, encoder, tokens[idx], states[idx], gate=0.0)
+    mask = labels[idx] != -100
+    log_q = torch.log_softmax(logits[idx].float()[mask], dim=-1)
+    log_p = torch.log_softmax(plain.float()[mask], dim=-1)
+    return nn.functional.kl_div(log_q, log_p, log_target=True, reduction="batchmean")
+
+
 def train(args: argparse.Namespace) -> None:
     from therapy_app.asr.recognizer import TELEGRAPHIC_PROMPT, SpeechRecognizer
 
@@ -137,13 +183,18 @@ def train(args: argparse.Namespace) -> None:
     eot = recognizer.config.tokens.eot
     prompt = tok.prompt_tokens(TELEGRAPHIC_PROMPT, recognizer.config.n_text_ctx // 2 - 1)
     prefix = (prompt, recognizer.config.tokens.sot_sequence)
-    items, states = load_items(args.data)
-    items = [it for it in items if it["index"] < len(states)]
-    if args.corpus is not None:
-        with_written_forms(items, args.corpus, len(states))
-    n_valid = max(16, int(len(items) * VALID_SHARE))
-    # The validation items are the first ones: they stay the same as the data grows.
-    valid, train_items = items[:n_valid], items[n_valid:]
+    valid, train_items, states = [], [], []
+    for store, data in enumerate(args.data):
+        items, memmap = load_items(data, store)
+        items = [it for it in items if it["index"] < len(memmap)]
+        if args.corpus is not None or store > 0:
+            with_written_forms(items, args.corpus, len(memmap))
+        n_valid = max(16, int(len(items) * VALID_SHARE))
+        # The validation items are the first ones: they stay the same as the data grows.
+        valid += items[:n_valid]
+        train_items += items[n_valid:]
+        states.append(memmap)
+    items = valid + train_items
     encoder, decoder = load_encoder()
     settings = LoraSettings(rank=args.rank, alpha=args.alpha, dropout=0.05)
     params = attach_lora(decoder, settings)
@@ -183,6 +234,8 @@ def train(args: argparse.Namespace) -> None:
         loss = nn.functional.cross_entropy(
             logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1)
         )
+        if args.kl > 0:
+            loss = loss + args.kl * clean_kl(decoder, encoder, batch, tokens, labels, st, logits)
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -219,7 +272,7 @@ def export(run: Path, target: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("build/asr_ft"))
+    parser.add_argument("--data", type=Path, nargs="+", default=[Path("build/asr_ft")])
     parser.add_argument("--run", type=Path, required=True)
     parser.add_argument(
         "--corpus", type=Path, default=None, help="the data's corpus: teach written forms too"
@@ -235,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=60.0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--bf16", action="store_true")
+    parser.add_argument("--kl", type=float, default=0.0, help="weight of the clean-speech KL")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if args.export:

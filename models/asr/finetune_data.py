@@ -11,9 +11,16 @@ Rows are appended in order, so a killed run resumes where it stopped::
 
     python -m models.asr.finetune_data --corpus build/corpus_v5 --out build/asr_ft --count 3000
 
-Mix: about two thirds telegraphic sources (deformed words included, said
-verbatim) and one third the intended sentences spoken with fewer pauses, so that
-the decoder keeps writing fluent French when it hears it.
+Mix ``halting`` (the first run): about two thirds telegraphic sources (deformed
+words included, said verbatim) and one third the intended sentences spoken with
+fewer pauses. Mix ``mixed`` (added after the first adapters cost clean speech 5
+points): one third halting sources as before, one third telegraphic sources said
+cleanly with short pauses, one third the intended sentences said fluently in one
+breath. ``--offset`` skips the rows an earlier run used, so a second data folder
+adds new sentences::
+
+    python -m models.asr.finetune_data --corpus build/corpus_v5 --out build/asr_ft2 \
+        --count 1500 --offset 3000 --mix mixed
 """
 
 from __future__ import annotations
@@ -41,6 +48,26 @@ SOURCE_SHARE = 0.65
 FILLERS = {"euh", "heu", "hum"}
 # The intended sentences are said with fewer breaks than the telegraphic sources.
 FLUENT_STYLE = HaltingStyle(pair_p=0.75, hesitation_p=0.15, restart_p=0.05)
+# Clean telegraphic speech: short pauses, no hesitation, a quieter room.
+CLEAN_STYLE = HaltingStyle(pair_p=0.6, hesitation_p=0.0, restart_p=0.0, reverb_p=0.2, noise_p=0.3)
+# A whole sentence in one breath.
+ONE_BREATH = HaltingStyle(
+    pair_p=1.0, hesitation_p=0.0, restart_p=0.0, reverb_p=0.2, noise_p=0.3, max_group=99
+)
+
+
+def draw_kind(mix: str, rng: random.Random) -> tuple[str, HaltingStyle | None, str | None]:
+    """(kind, style, forced pause bin) of one item; None style is the simulator's default."""
+    if mix == "halting":
+        if rng.random() < SOURCE_SHARE:
+            return "source", None, None
+        return "intended", FLUENT_STYLE, None
+    roll = rng.random()
+    if roll < 1 / 3:
+        return "source", None, None
+    if roll < 2 / 3:
+        return "clean_source", CLEAN_STYLE, "0.3-0.6"
+    return "fluent", ONE_BREATH, "0.3-0.6"
 
 
 def verbatim_target(spoken: str) -> str:
@@ -62,8 +89,8 @@ def evaluation_texts() -> set[str]:
     return texts
 
 
-def draw_rows(corpus: Path, count: int, seed: int = 11) -> list[dict[str, str]]:
-    """``count`` train pairs, deterministic, short enough for one breath, none from eval sets."""
+def draw_rows(corpus: Path, count: int, seed: int = 11, offset: int = 0) -> list[dict[str, str]]:
+    """``count`` train pairs after ``offset``: deterministic, short, none from eval sets."""
     banned = evaluation_texts()
     rows = []
     with (corpus / "train.jsonl").open(encoding="utf-8") as handle:
@@ -75,7 +102,7 @@ def draw_rows(corpus: Path, count: int, seed: int = 11) -> list[dict[str, str]]:
                 continue
             rows.append({"src": row["src"], "tgt": row["tgt"]})
     random.Random(seed).shuffle(rows)
-    return rows[:count]
+    return rows[offset : offset + count]
 
 
 def load_encoder():
@@ -108,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--count", type=int, default=3000)
+    parser.add_argument("--offset", type=int, default=0, help="skip rows an earlier run used")
+    parser.add_argument("--mix", choices=("halting", "mixed"), default="halting")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -120,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     from therapy_app.vad.silero import VoiceActivityDetector
 
     torch.set_num_threads(args.threads)
-    rows = draw_rows(args.corpus, args.count)
+    rows = draw_rows(args.corpus, args.count, offset=args.offset)
     args.out.mkdir(parents=True, exist_ok=True)
     items_path = args.out / ITEMS_FILE
     done = 0
@@ -138,12 +167,15 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     with items_path.open("a", encoding="utf-8") as out:
         for i in range(done, len(rows)):
-            rng = random.Random(f"asrft:{i}")
+            key = f"asrft:{i}" if args.mix == "halting" else f"asrft-{args.mix}:{args.offset + i}"
+            rng = random.Random(key)
             voice = voices[0] if rng.random() < PICO_SHARE else rng.choice(voices[1:])
-            kind = "source" if rng.random() < SOURCE_SHARE else "intended"
-            text = rows[i]["src"] if kind == "source" else rows[i]["tgt"]
-            style = None if kind == "source" else FLUENT_STYLE
-            utt = speak_halting(f"ft{i}", text, voice, rng.choice(bins), style, seed="asrft")
+            kind, style, pause_bin = draw_kind(args.mix, rng)
+            text = rows[i]["src"] if kind.endswith("source") else rows[i]["tgt"]
+            utt = speak_halting(
+                f"ft{args.offset + i}", text, voice, pause_bin or rng.choice(bins), style,
+                seed="asrft",
+            )  # fmt: skip
             prepared = prepare(vad, utt.clip)
             target = verbatim_target(utt.spoken)
             if prepared is not None and target:
@@ -152,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                 states.flush()
             row = {
                 "index": i, "target": target if prepared is not None else "", "kind": kind,
-                "voice": utt.voice, "pause_bin": utt.pause_bin,
+                "voice": utt.voice, "pause_bin": utt.pause_bin, "intended": rows[i]["tgt"],
             }  # fmt: skip
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             out.flush()

@@ -1,4 +1,4 @@
-"""Low-rank adapters on the decoder's linear layers: attach for training, merge for export."""
+"""Low-rank adapters on the decoder's linear layers: attach to train, gate or merge to export."""
 
 from __future__ import annotations
 
@@ -28,7 +28,11 @@ class LoraSettings:
 
 
 class LoraLinear(nn.Module):
-    """A frozen linear layer plus a trainable low-rank update."""
+    """A frozen linear layer plus a trainable low-rank update, optionally gated.
+
+    ``forward(x, gate)`` returns ``base(x) + gate * scale * B(A(x))``: gate 0 is
+    the plain layer exactly, 1 the adapted one. Without a gate the update is on.
+    """
 
     def __init__(self, base: nn.Linear, settings: LoraSettings) -> None:
         super().__init__()
@@ -39,10 +43,12 @@ class LoraLinear(nn.Module):
         nn.init.kaiming_uniform_(self.lora_a, a=5**0.5)
         self.dropout = nn.Dropout(settings.dropout)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, gate: torch.Tensor | None = None) -> torch.Tensor:
         down = nn.functional.linear(self.dropout(x), self.lora_a)
-        update = nn.functional.linear(down, self.lora_b)
-        return self.base(x) + self.scale * update
+        update = self.scale * nn.functional.linear(down, self.lora_b)
+        if gate is not None:
+            update = gate * update
+        return self.base(x) + update
 
 
 def attach_lora(decoder: nn.Module, settings: LoraSettings) -> list[nn.Parameter]:
@@ -66,6 +72,52 @@ def adapter_arrays(state: dict[str, torch.Tensor], scale: float) -> dict[str, np
     return arrays
 
 
+def _read(path: Path) -> tuple[dict[str, np.ndarray], float]:
+    with np.load(path) as saved:
+        arrays = {k: saved[k] for k in saved.files}
+    return arrays, float(arrays.pop("scale"))
+
+
+def _pairs(decoder: nn.Module, path: Path, arrays: dict[str, np.ndarray]):
+    """(block, layer name, A, B) for every target layer; refuses a file for another decoder."""
+    for i, block in enumerate(decoder.blocks):
+        for name in TARGETS:
+            key = f"blocks.{i}.{name}"
+            a, b = arrays.pop(key + ".lora_a", None), arrays.pop(key + ".lora_b", None)
+            if a is None or b is None:
+                raise ValueError(f"{path.name}: no adapter for {key}")
+            linear = getattr(block, name)
+            if (b.shape[0], a.shape[1]) != tuple(linear.weight.shape):
+                raise ValueError(f"{path.name}: {key} is {(b.shape[0], a.shape[1])}")
+            yield block, name, a.astype(np.float32), b.astype(np.float32)
+    if arrays:
+        raise ValueError(f"{path.name}: unexpected arrays {sorted(arrays)[:3]}")
+
+
+def attach_saved(decoder: nn.Module, path: Path) -> int:
+    """Wrap the decoder's block linears with the saved adapters, to be gated at run time.
+
+    Returns:
+        The number of layers wrapped.
+
+    Raises:
+        ValueError: the file does not match this decoder's layers.
+    """
+    arrays, scale = _read(path)
+    changed = 0
+    for block, name, a, b in list(_pairs(decoder, path, arrays)):
+        wrapped = LoraLinear(
+            getattr(block, name), LoraSettings(a.shape[0], scale * a.shape[0], 0.0)
+        )
+        with torch.no_grad():
+            wrapped.lora_a.copy_(torch.from_numpy(a))
+            wrapped.lora_b.copy_(torch.from_numpy(b))
+        wrapped.requires_grad_(False)
+        setattr(block, name, wrapped)
+        changed += 1
+    return changed
+
+
 def merge_adapters(decoder: nn.Module, path: Path) -> int:
     """Add the saved low-rank updates into the decoder's plain linear weights.
 
@@ -75,23 +127,10 @@ def merge_adapters(decoder: nn.Module, path: Path) -> int:
     Raises:
         ValueError: the file does not match this decoder's layers.
     """
-    with np.load(path) as saved:
-        arrays = {k: saved[k] for k in saved.files}
-    scale = float(arrays.pop("scale"))
+    arrays, scale = _read(path)
     changed = 0
     with torch.no_grad():
-        for i, block in enumerate(decoder.blocks):
-            for name in TARGETS:
-                key = f"blocks.{i}.{name}"
-                a, b = arrays.pop(key + ".lora_a", None), arrays.pop(key + ".lora_b", None)
-                if a is None or b is None:
-                    raise ValueError(f"{path.name}: no adapter for {key}")
-                linear = getattr(block, name)
-                update = torch.from_numpy(b.astype(np.float32) @ a.astype(np.float32))
-                if update.shape != linear.weight.shape:
-                    raise ValueError(f"{path.name}: {key} is {tuple(update.shape)}")
-                linear.weight += scale * update
-                changed += 1
-    if arrays:
-        raise ValueError(f"{path.name}: unexpected arrays {sorted(arrays)[:3]}")
+        for block, name, a, b in list(_pairs(decoder, path, arrays)):
+            getattr(block, name).weight += scale * torch.from_numpy(b @ a)
+            changed += 1
     return changed

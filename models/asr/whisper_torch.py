@@ -113,20 +113,26 @@ class DecoderBlock(nn.Module):
         cross_k: torch.Tensor,
         cross_v: torch.Tensor,
         mask: torch.Tensor,
+        gate: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        q, k, v = self.qkv(self.attn_ln(x)).chunk(3, dim=-1)
+        def lin(name: str, t: torch.Tensor) -> torch.Tensor:
+            # Gated adapters (models.asr.lora) take the gate; plain layers ignore it.
+            layer = getattr(self, name)
+            return layer(t) if gate is None else layer(t, gate)
+
+        q, k, v = lin("qkv", self.attn_ln(x)).chunk(3, dim=-1)
         k = torch.cat([past_k, _split_heads(k, self.n_heads)], dim=2)
         v = torch.cat([past_v, _split_heads(v, self.n_heads)], dim=2)
         h = _attend(_split_heads(q, self.n_heads), k, v, mask)
-        x = x + self.out(_merge_heads(h))
+        x = x + lin("out", _merge_heads(h))
         # Every row decodes the same clip: cross_k/v have batch 1, and the rows are
         # folded into the query length ([1, H, B*S, Dh]) so that each head runs one
         # matrix product instead of B small ones over a broadcast copy.
         b, s, d = x.shape
-        cq = self.cross_q(self.cross_ln(x)).reshape(1, b * s, self.n_heads, d // self.n_heads)
+        cq = lin("cross_q", self.cross_ln(x)).reshape(1, b * s, self.n_heads, d // self.n_heads)
         h = _attend(cq.transpose(1, 2), cross_k, cross_v)  # [1, H, B*S, Dh]
-        x = x + self.cross_out(h.transpose(1, 2).reshape(b, s, d))
-        x = x + self.fc2(nn.functional.gelu(self.fc1(self.mlp_ln(x))))
+        x = x + lin("cross_out", h.transpose(1, 2).reshape(b, s, d))
+        x = x + lin("fc2", nn.functional.gelu(lin("fc1", self.mlp_ln(x))))
         return x, k, v
 
 
@@ -171,7 +177,8 @@ class WhisperDecoderStep(nn.Module):
     ``tokens`` [B, S]; ``self_k``/``self_v``: per layer [B, H, P, Dh] (P past
     positions, may be 0); ``cross_k``/``cross_v``: per layer [1, H, 1500, Dh].
     Returns logits [B, S, V] for every new position, then the L extended keys and
-    the L extended values [B, H, P+S, Dh].
+    the L extended values [B, H, P+S, Dh]. ``adapter_gate`` [1] scales the low-rank
+    adapters when they are attached (:func:`models.asr.lora.attach_saved`).
     """
 
     def __init__(self, dims: WhisperDims) -> None:
@@ -193,6 +200,7 @@ class WhisperDecoderStep(nn.Module):
         self_v: list[torch.Tensor],
         cross_k: list[torch.Tensor],
         cross_v: list[torch.Tensor],
+        adapter_gate: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, ...]:
         past = self_k[0].shape[2]
         steps = tokens.shape[1]
@@ -204,7 +212,7 @@ class WhisperDecoderStep(nn.Module):
         mask = torch.where(k_pos > q_pos, torch.tensor(-1e9), torch.tensor(0.0))
         new_k, new_v = [], []
         for i, block in enumerate(self.blocks):
-            x, k, v = block(x, self_k[i], self_v[i], cross_k[i], cross_v[i], mask)
+            x, k, v = block(x, self_k[i], self_v[i], cross_k[i], cross_v[i], mask, adapter_gate)
             new_k.append(k)
             new_v.append(v)
         logits = torch.matmul(self.ln(x), self.proj)

@@ -33,6 +33,8 @@ class HaltingStyle:
         tape: tape-speed (pitch and tempo) perturbation range.
         reverb_p: chance of a reverberant room; ``rt60_s`` its decay range.
         noise_p: chance of background noise; ``snr_db`` its level range.
+        max_group: most words said in one breath; 2 is telegraphic, a large value
+            with ``pair_p=1`` says the whole text fluently.
     """
 
     hesitation_p: float = 0.3
@@ -44,6 +46,7 @@ class HaltingStyle:
     rt60_s: tuple[float, float] = (0.1, 0.45)
     noise_p: float = 0.6
     snr_db: tuple[float, float] = (18.0, 40.0)
+    max_group: int = 2
 
 
 @dataclass(frozen=True)
@@ -75,12 +78,17 @@ def seeded(*parts: str) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32("\x1f".join(parts).encode("utf-8")))
 
 
-def word_groups(words: list[str], rng: np.random.Generator, pair_p: float) -> list[list[str]]:
-    """Split words into groups said in one breath (one or two words)."""
+def word_groups(
+    words: list[str], rng: np.random.Generator, pair_p: float, max_group: int = 2
+) -> list[list[str]]:
+    """Split words into groups said in one breath (one to ``max_group`` words)."""
     groups: list[list[str]] = []
     i = 0
     while i < len(words):
-        take = 2 if i + 1 < len(words) and rng.random() < pair_p else 1
+        # One draw per extra word, so that max_group=2 gives the sets made before it existed.
+        take = 1
+        while take < max_group and i + take < len(words) and rng.random() < pair_p:
+            take += 1
         groups.append(words[i : i + take])
         i += take
     return groups
@@ -109,7 +117,7 @@ def speak_halting(
     words = [w for w in text.replace("?", " ?").split() if w not in {".", "!", ",", ";"}]
     question = "?" in words
     words = [w for w in words if w != "?"]
-    groups = word_groups(words, rng, style.pair_p)
+    groups = word_groups(words, rng, style.pair_p, style.max_group)
     if groups and rng.random() < style.restart_p:
         groups.insert(0, [groups[0][0]])
     if len(groups) > 1 and rng.random() < style.hesitation_p:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,16 +23,23 @@ def encoder_io(n_layers: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return ("mel",), keys + values
 
 
-def decoder_io(n_layers: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+# Extra decoder input of a graph built with gated adapters: 0 is plain Whisper, 1 adapted.
+ADAPTER_GATE = "adapter_gate"
+
+
+def decoder_io(n_layers: int, gated: bool = False) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Decoder-step input and output names, layer by layer.
 
-    Inputs: ``tokens``, ``self_k_i``, ``self_v_i``, ``cross_k_i``, ``cross_v_i``;
-    outputs: ``logits``, ``new_self_k_i``, ``new_self_v_i``.
+    Inputs: ``tokens``, ``self_k_i``, ``self_v_i``, ``cross_k_i``, ``cross_v_i``
+    (then ``adapter_gate`` [1] for a gated graph); outputs: ``logits``,
+    ``new_self_k_i``, ``new_self_v_i``.
     """
     layers = range(n_layers)
     inputs = ("tokens",) + tuple(
         f"{kind}_{i}" for kind in ("self_k", "self_v", "cross_k", "cross_v") for i in layers
     )
+    if gated:
+        inputs += (ADAPTER_GATE,)
     outputs = ("logits",) + tuple(
         f"{kind}_{i}" for kind in ("new_self_k", "new_self_v") for i in layers
     )
@@ -85,6 +93,9 @@ def _check_names(session, inputs: tuple[str, ...], outputs: tuple[str, ...], pat
 class WhisperOnnx:
     """Runs the encoder once per clip and the decoder once per generated position.
 
+    A decoder graph with gated adapters (``adapter_gate`` input) runs plain
+    (gate 0) unless :meth:`with_gate` gives a view with another gate.
+
     Args:
         encoder_path: encoder graph.
         decoder_path: decoder-step graph.
@@ -105,11 +116,26 @@ class WhisperOnnx:
         self._encoder = create_session(encoder_path, provider=provider, threads=threads)
         self._decoder = create_session(decoder_path, provider=provider, threads=threads)
         _check_names(self._encoder, *encoder_io(config.n_layers), encoder_path)
-        self._decoder_inputs, _ = decoder_io(config.n_layers)
-        _check_names(self._decoder, *decoder_io(config.n_layers), decoder_path)
+        self.gated = ADAPTER_GATE in {i.name for i in self._decoder.get_inputs()}
+        self._decoder_inputs, _ = decoder_io(config.n_layers, self.gated)
+        _check_names(self._decoder, *decoder_io(config.n_layers, self.gated), decoder_path)
+        self._gate = np.zeros(1, np.float32)
         providers = (self._encoder.get_providers()[0], self._decoder.get_providers()[0])
         # What really runs, not what was asked for (onnxruntime falls back silently).
         self.provider = "cuda" if "CUDAExecutionProvider" in providers else "cpu"
+
+    @property
+    def gate(self) -> float:
+        """Adapter gate fed to a gated decoder (0 plain, 1 adapted); 0 without adapters."""
+        return float(self._gate[0]) if self.gated else 0.0
+
+    def with_gate(self, gate: float) -> WhisperOnnx:
+        """A view sharing these sessions whose decoder runs with ``gate`` (no-op if not gated)."""
+        if not self.gated or gate == self.gate:
+            return self
+        view = copy.copy(self)
+        view._gate = np.asarray([gate], np.float32)
+        return view
 
     def encode(self, mel: np.ndarray) -> CrossAttention:
         """Cross-attention K/V for one log-mel chunk [80, 3000]."""
@@ -134,6 +160,8 @@ class WhisperOnnx:
         if cache.length + tokens.shape[1] > self.config.n_text_ctx:
             raise ValueError("decoder context exceeded")
         arrays = [tokens.astype(np.int64), *cache.keys, *cache.values, *cross.keys, *cross.values]
+        if self.gated:
+            arrays.append(self._gate)
         outputs = self._decoder.run(None, dict(zip(self._decoder_inputs, arrays, strict=True)))
         n = self.config.n_layers
         return outputs[0], KVCache(list(outputs[1 : n + 1]), list(outputs[n + 1 :]))

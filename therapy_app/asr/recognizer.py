@@ -30,6 +30,8 @@ _LOGGER = logging.getLogger(__name__)
 # Telegraphic-style context given to the decoder by default: it keeps Whisper from
 # "fluentising" halting speech (adding punctuation, inflecting bare infinitives).
 TELEGRAPHIC_PROMPT = "moi aller maison manger pain"
+# Share of the halting-speech adapters used for free transcription (README, "Halting speech").
+ADAPTER_GATE = 1.0
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,9 @@ class DecodeOptions:
         logprob_threshold: see ``no_speech_threshold``.
         repetition_limit: an n-gram repeated this many times in a row ends the
             hypothesis (the loop is kept once); None disables the guard.
+        adapter_gate: how much of the halting-speech decoder adapters to use when
+            the model has them (0 plain Whisper base, 1 fully adapted); ignored by
+            a plain model. :meth:`SpeechRecognizer.score` always runs plain.
     """
 
     beam_size: int = 3
@@ -76,6 +81,7 @@ class DecodeOptions:
     no_speech_threshold: float = 0.6
     logprob_threshold: float = -1.0
     repetition_limit: int | None = 4
+    adapter_gate: float = ADAPTER_GATE
 
 
 @dataclass(frozen=True)
@@ -180,6 +186,8 @@ class SpeechRecognizer:
         self.model = model
         self.tokenizer = tokenizer
         self.config = config
+        # What transcribe() uses when given no options (benchmarks swap it to compare).
+        self.default_options = DecodeOptions()
         t = config.tokens
         control = np.arange(t.eot + 1, config.n_vocab)  # every control and timestamp token
         self._suppress = np.union1d(np.asarray(config.suppress_ids, np.int64), control)
@@ -294,15 +302,16 @@ class SpeechRecognizer:
         Raises:
             AudioInputError: empty, corrupt, wrongly sampled or too long clip.
         """
-        options = options or DecodeOptions()
+        options = options or self.default_options
         start = time.perf_counter()
         encoded = self._encoded(audio)
         duration = encoded.audio_seconds
         tokens = self.config.tokens
         prompt = self.tokenizer.prompt_tokens(options.prompt, self.config.n_text_ctx // 2 - 1)
         settings = self._settings(options, duration, len(prompt))
+        model = self.model.with_gate(options.adapter_gate)
         result = beam_search(
-            self.model, encoded.cross, prompt, prompt.index(tokens.sot), tokens.no_speech, settings
+            model, encoded.cross, prompt, prompt.index(tokens.sot), tokens.no_speech, settings
         )
         best = result.best
         text = self.tokenizer.decode(best.tokens).strip()
