@@ -141,3 +141,12 @@ def test_unchanged_input_is_written_the_way_the_model_writes_sentences(corrector
     assert normalize_text(corrector.unchanged("hier je suis allé au marché").text) == (
         "hier je suis allé au marché"
     )
+
+
+def test_a_rewrite_that_drops_a_said_word_never_comes_first(corrector: Corrector):
+    # The model's own first choice here is "Il y a trop monde au supermarché."
+    result = corrector.correct("il y a trop de monde au supermarché", beam_size=3)
+    assert _same(result.best, "Il y a trop de monde au supermarché.")
+    # An agrammatic utterance is still corrected when the rewrite keeps its words.
+    fixed = corrector.correct("moi mal dos", beam_size=3)
+    assert _same(fixed.best, "J'ai mal au dos."), fixed.best
