@@ -126,3 +126,10 @@ def test_transcribe_on_silence_says_so_with_its_own_exit_code(tmp_path: Path):
     assert "Traceback" not in result.stderr
     spoken = _run("transcribe", str(Path(__file__).parent / "data" / "speech" / "word_02.wav"))
     assert spoken.returncode == 0 and spoken.stdout.strip()
+
+
+def test_correct_says_why_it_leaves_a_foreign_sentence_alone():
+    result = _run("correct", "مرحبا كيف حالك")
+    assert result.returncode == 0
+    assert result.stdout.strip().splitlines()[-1] == "مرحبا كيف حالك"
+    assert "Je n'ai pas corrigé cette phrase : elle n'est pas écrite en français." in result.stderr

@@ -150,3 +150,14 @@ def test_a_rewrite_that_drops_a_said_word_never_comes_first(corrector: Corrector
     # An agrammatic utterance is still corrected when the rewrite keeps its words.
     fixed = corrector.correct("moi mal dos", beam_size=3)
     assert _same(fixed.best, "J'ai mal au dos."), fixed.best
+
+
+def test_input_it_cannot_read_is_not_turned_into_an_invented_sentence(corrector: Corrector):
+    arabic = corrector.correct("مرحبا كيف حالك")
+    assert arabic.best == "" and arabic.refusal == "elle n'est pas écrite en français."
+    emoji = corrector.correct("moi content 😀")
+    assert emoji.best == "" and "émojis" in emoji.refusal
+    # A time is kept, in words, instead of being lost.
+    appointment = corrector.correct("rendez-vous demain 15h30", beam_size=3)
+    assert appointment.refusal is None
+    assert "quinze heures trente" in appointment.best.lower(), appointment.best

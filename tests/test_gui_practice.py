@@ -189,3 +189,21 @@ def test_each_proposal_can_be_heard_by_keyboard_before_choosing(
     driver.wait_state(State.REVIEWING)
     assert driver.of_type(Speaking)[-1].text == screen.choices[0].proposal.text
     assert screen.choices[0].isVisible() and not driver.of_type(ItemPresented)  # not chosen
+
+
+def test_a_sentence_the_corrector_cannot_read_says_why(open_window, patient):
+    from therapy_app.practice.events import Proposal
+
+    driver = _ready_at_chooser(open_window)
+    driver.key(Qt.Key.Key_1)
+    driver.wait_screen("free_speech")
+    driver.follow()
+    screen = driver.screen
+    refusal = "elle n'est pas écrite en français."
+    screen.on_corrected(Corrected("hello world", [Proposal("Hello world.", 0.0)], False, refusal))
+    assert screen.note.isVisible()
+    assert screen.note.text() == f"(Je n'ai pas corrigé cette phrase : {refusal})"
+    assert screen.question.text() == "Est-ce bien cela ?"
+    # Without a refusal, an uncorrected proposal still explains that no corrector runs.
+    screen.on_corrected(Corrected("bonjour", [Proposal("Bonjour.", 0.0)], False))
+    assert "n'est pas installée" in screen.note.text()

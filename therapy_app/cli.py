@@ -230,6 +230,9 @@ def _cmd_correct(args: argparse.Namespace) -> int:
     correction = Corrector.load(provider=args.provider).correct(args.text, beam_size=args.beam)
     if args.json:
         _out(json.dumps(asdict(correction), ensure_ascii=False))
+    elif correction.refusal is not None:
+        print(f"Je n'ai pas corrigé cette phrase : {correction.refusal}", file=sys.stderr)
+        _out(args.text)
     else:
         _out(correction.best)
     return 0
@@ -247,7 +250,10 @@ def _print_result(result, index: int) -> None:  # noqa: ANN001 - LoopResult
     _out(f"[{index}] entendu   ({t.get('asr', 0):.2f} s) : {result.heard.text or '(rien)'}")
     if result.correction is not None:
         restored = [w for op in result.correction.diff if op.kind == "restored" for w in op.target]
-        _out(f"[{index}] corrigé   ({t.get('correct', 0):.2f} s) : {result.correction.best}")
+        if result.correction.refusal is not None:
+            _out(f"[{index}] non corrigé : {result.correction.refusal}")
+        else:
+            _out(f"[{index}] corrigé   ({t.get('correct', 0):.2f} s) : {result.correction.best}")
         if restored:
             _out(f"[{index}] restauré  : {' '.join(restored)}")
     if result.speech is not None:

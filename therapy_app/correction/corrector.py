@@ -14,6 +14,7 @@ import numpy as np
 
 from therapy_app import inference, model_store
 from therapy_app.correction.diff import DiffOp, missing_content_words, word_diff
+from therapy_app.correction.input_check import check_input
 from therapy_app.correction.normalize import normalize_text
 from therapy_app.correction.preserve import preservation
 from therapy_app.correction.search import (
@@ -123,6 +124,9 @@ class Correction:
         diff: word-level operations from ``source`` to ``best``.
         seconds: wall time of the call.
         provider: "cpu" or "cuda".
+        refusal: why the input was not corrected (French, completes "Je n'ai
+            pas corrigé cette phrase : …"), e.g. another language or emoji;
+            ``best`` is then empty. None when the corrector ran.
     """
 
     source: str
@@ -131,6 +135,7 @@ class Correction:
     diff: list[DiffOp] = field(default_factory=list)
     seconds: float = 0.0
     provider: str = "cpu"
+    refusal: str | None = None
 
 
 class _OnnxGraphs:
@@ -246,13 +251,24 @@ class Corrector:
 
         Returns:
             The correction; for empty input (nothing but spaces or punctuation)
-            an empty :class:`Correction` with ``best == ""``.
+            an empty :class:`Correction` with ``best == ""``; for input it cannot
+            handle (:func:`check_input`) ``best == ""`` and the ``refusal``.
+            Clock times and numbers are spelt out first ("15h30" -> "quinze
+            heures trente") so that they survive the correction.
 
         Raises:
             TherapyAppError: the utterance is too long for the model.
         """
         start = time.perf_counter()
-        source = normalize_text(text)
+        check = check_input(text)
+        if check.refusal is not None:
+            # A fluent sentence invented from input the model cannot read would be
+            # shown to the patient as what they meant: say so instead (issue 11).
+            _LOGGER.info("not corrected (%s): %r", check.code, text)
+            return Correction(
+                source=normalize_text(text), best="", provider=self.provider, refusal=check.refusal
+            )
+        source = normalize_text(check.text)
         if not source:
             return Correction(source="", best="", provider=self.provider)
         c = self.config

@@ -518,7 +518,9 @@ class PracticeController:
         self._correction = result
         heard = self._utterance.transcript.text if self._utterance else ""
         self._cycle_saved = False
-        self._emit(Corrected(heard, list(result.proposals), result.correction is not None))
+        refusal = result.correction.refusal if result.correction is not None else None
+        corrected = result.correction is not None and refusal is None
+        self._emit(Corrected(heard, list(result.proposals), corrected, refusal))
         self._rest_state = State.REVIEWING
         self._set_state(State.REVIEWING)
 

@@ -112,11 +112,14 @@ class Corrected:
         proposals: 1 to 3 sentences, best first.
         corrected: False when no corrector is installed (the single proposal is
             the transcript itself).
+        refusal: why the corrector left the transcript as it is (French), e.g.
+            "elle n'est pas écrite en français."; None otherwise.
     """
 
     heard: str
     proposals: list[Proposal]
     corrected: bool
+    refusal: str | None = None
 
 
 @dataclass(frozen=True)

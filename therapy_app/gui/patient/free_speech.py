@@ -141,6 +141,12 @@ class FreeSpeechScreen(PracticeScreen):
     def on_corrected(self, event: Corrected) -> None:
         self.question.setText("Vouliez-vous dire… ?" if event.corrected else "Est-ce bien cela ?")
         self.question.show()
+        # Say why nothing was corrected, rather than propose an invented sentence.
+        self.note.setText(
+            f"(Je n'ai pas corrigé cette phrase : {event.refusal})"
+            if event.refusal
+            else NO_CORRECTION
+        )
         self.note.setVisible(not event.corrected)
         self._set_choices(event.proposals)
         self.focus_default()
