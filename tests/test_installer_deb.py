@@ -1,0 +1,229 @@
+"""Installs the .deb in a clean Debian 12 chroot and runs the installed app (issue 9).
+
+Run after ``installer/deb/build.sh``, as root::
+
+    bash scripts/test.sh -m installer tests/test_installer_deb.py -v
+
+Needs Debian ``debootstrap`` (the base system is cached in ``build/deb/``),
+``xvfb``, ``x11-utils`` (xwininfo) and ``imagemagick`` (screenshot). apt inside
+the chroot reaches the Debian mirror to install the package's dependencies;
+every run of the installed app happens in a network namespace with no
+interface (``unshare -n``), so the app is shown to need no network at all.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.installer
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "build" / "deb"
+BASE_TAR = WORK / "bookworm-minbase.tar"
+ARTIFACTS = WORK / "test-artifacts"
+USER = "clinique"
+DATA = Path("home") / USER / ".local" / "share" / "TherapyApp"
+WINDOW_TITLE = "Orthophonie"
+TOOLS = ("debootstrap", "chroot", "unshare", "mount", "Xvfb", "xwininfo")
+
+
+def _deb() -> Path | None:
+    found = sorted((ROOT / "dist").glob("therapy-app_*_amd64.deb"))
+    return found[-1] if found else None
+
+
+@dataclass
+class Chroot:
+    """A throw-away Debian system with the package's dependencies reachable by apt."""
+
+    root: Path
+    mounts: list[Path] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def run(self, *command: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+        """As root inside the chroot, with the network (apt)."""
+        return subprocess.run(
+            ["chroot", str(self.root), *command],
+            env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive",
+                 "LANG": "C.UTF-8"},
+            capture_output=True, text=True, errors="replace", timeout=timeout, check=False,
+        )  # fmt: skip
+
+    def app(self, *command: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+        """As the clinic user, with no network interface at all."""
+        environment = {"PATH": "/usr/bin:/bin", "HOME": f"/home/{USER}", "LANG": "C.UTF-8",
+                       "QT_QPA_PLATFORM": "offscreen", **(env or {})}  # fmt: skip
+        # chroot resolves --userspec names on the host: give the chroot user's numbers.
+        passwd = (self.root / "etc" / "passwd").read_text().splitlines()
+        uid, gid = next(line.split(":")[2:4] for line in passwd if line.startswith(USER + ":"))
+        return subprocess.Popen(
+            ["unshare", "-n", "chroot", f"--userspec={uid}:{gid}", str(self.root), *command],
+            env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            errors="replace",
+        )  # fmt: skip
+
+    def app_run(self, *command: str, timeout: int = 600, **kw) -> tuple[int, str, str]:
+        proc = self.app(*command, **kw)
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err
+
+    @property
+    def data(self) -> Path:
+        return self.root / DATA
+
+
+def _base_system() -> Path:
+    """A cached ``debootstrap --variant=minbase bookworm`` tarball."""
+    if not BASE_TAR.is_file():
+        WORK.mkdir(parents=True, exist_ok=True)
+        tmp = BASE_TAR.with_suffix(".tmp")
+        subprocess.run(
+            ["debootstrap", "--variant=minbase", "--make-tarball", str(tmp), "bookworm",
+             str(WORK / "debootstrap-work"), "http://deb.debian.org/debian"],
+            check=True, capture_output=True, timeout=1800,
+        )  # fmt: skip
+        tmp.replace(BASE_TAR)
+    return BASE_TAR
+
+
+@pytest.fixture(scope="module")
+def deb() -> Path:
+    missing = [t for t in TOOLS if shutil.which(t) is None]
+    if os.geteuid() != 0 or missing:
+        pytest.skip(f"needs root and {', '.join(missing) or 'nothing else'}")
+    found = _deb()
+    if found is None:
+        pytest.skip("no dist/therapy-app_*_amd64.deb: run installer/deb/build.sh")
+    return found
+
+
+@pytest.fixture(scope="module")
+def chroot(tmp_path_factory: pytest.TempPathFactory, deb: Path) -> Iterator[Chroot]:
+    root = tmp_path_factory.mktemp("debian") / "root"
+    subprocess.run(
+        ["debootstrap", "--variant=minbase", f"--unpack-tarball={_base_system()}", "bookworm",
+         str(root), "http://deb.debian.org/debian"],
+        check=True, capture_output=True, timeout=1800,
+    )  # fmt: skip
+    system = Chroot(root)
+    for name in ("proc", "dev", "sys"):
+        subprocess.run(["mount", "--rbind", f"/{name}", str(root / name)], check=True)
+        system.mounts.append(root / name)
+    shutil.copy2("/etc/resolv.conf", root / "etc" / "resolv.conf")
+    (root / "tmp" / ".X11-unix").mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "--bind", "/tmp/.X11-unix", str(root / "tmp" / ".X11-unix")],
+                   check=True)  # fmt: skip
+    system.mounts.append(root / "tmp" / ".X11-unix")
+    assert system.run("useradd", "-m", USER).returncode == 0
+    shutil.copy2(deb, root / "tmp" / deb.name)
+    try:
+        yield system
+    finally:
+        for mount in reversed(system.mounts):
+            subprocess.run(["umount", "-R", "-l", str(mount)], check=False)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / "timings.txt").write_text(
+            "".join(f"{k}: {v:.1f}\n" for k, v in system.timings.items())
+        )
+
+
+def _install(chroot: Chroot, deb_name: str) -> subprocess.CompletedProcess[str]:
+    start = time.monotonic()
+    assert chroot.run("apt-get", "update", "-q").returncode == 0
+    proc = chroot.run("apt-get", "install", "-y", "-q", "--no-install-recommends",
+                      f"/tmp/{deb_name}", timeout=1800)  # fmt: skip
+    chroot.timings.setdefault("apt_install_s", time.monotonic() - start)
+    return proc
+
+
+def test_apt_installs_the_package_with_distribution_dependencies_only(chroot, deb):
+    proc = _install(chroot, deb.name)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (chroot.root / "opt/therapy-app/lib/therapy_app/_models/whisper-base").is_dir()
+    assert (chroot.root / "usr/share/applications/therapy-app.desktop").is_file()
+    assert (chroot.root / "opt/therapy-app/THIRD_PARTY_LICENSES.txt").stat().st_size > 10_000
+    # Nothing pip-installed into the system Python: the app's packages stay in /opt.
+    assert chroot.run("python3", "-c", "import numpy").returncode != 0
+
+
+def test_doctor_finds_the_bundled_models_offline(chroot):
+    code, out, err = chroot.app_run("therapy-app", "doctor")
+    assert "ok  model whisper-base" in out and "_models" in out, out + err
+    assert "ok  model corrector-fr" in out and "ok  voice: SVOX Pico fr-FR" in out, out + err
+    assert "Traceback" not in err, err[-3000:]
+
+
+def test_demo_loop_recognises_corrects_and_speaks_offline(chroot):
+    start = time.monotonic()
+    code, out, err = chroot.app_run("therapy-app", "loop", "--demo", "--no-play")
+    chroot.timings["demo_loop_s"] = time.monotonic() - start
+    assert code == 0, out + err[-3000:]
+    assert "boulangerie" in out.lower() and "corrigé" in out, out
+
+
+def test_gui_starts_offscreen(chroot):
+    app = chroot.app("therapy-app-gui")
+    time.sleep(12)
+    assert app.poll() is None, app.communicate()[1][-3000:]
+    app.terminate()
+    _, err = app.communicate(timeout=60)
+    assert "Traceback" not in err, err[-3000:]
+    assert chroot.data.is_dir(), "the app created no data folder in the user's home"
+
+
+def _window_ids(display: str) -> list[str]:
+    tree = subprocess.run(["xwininfo", "-root", "-tree"], env={"DISPLAY": display},
+                          capture_output=True, text=True, errors="replace", check=False).stdout
+    return [line.split()[0] for line in tree.splitlines() if f'"{WINDOW_TITLE}' in line]
+
+
+def test_gui_opens_a_window_under_xvfb(chroot):
+    display = ":73"
+    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1366x768x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    time.sleep(2)
+    start = time.monotonic()
+    app = chroot.app("therapy-app-gui", env={"DISPLAY": display, "QT_QPA_PLATFORM": "xcb"})
+    try:
+        while not _window_ids(display):
+            assert app.poll() is None, app.communicate()[1][-3000:]
+            assert time.monotonic() - start < 120, "no window after 120 s"
+            time.sleep(0.2)
+        chroot.timings["launch_to_window_s"] = time.monotonic() - start
+        time.sleep(5)
+        assert app.poll() is None, app.communicate()[1][-3000:]
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        if shutil.which("import"):
+            subprocess.run(["import", "-window", "root", str(ARTIFACTS / "gui_deb.png")],
+                           env={"DISPLAY": display}, check=False, timeout=60)  # fmt: skip
+    finally:
+        app.terminate()
+        app.communicate(timeout=60)
+        xvfb.terminate()
+        xvfb.wait(timeout=30)
+
+
+def test_remove_and_purge_keep_patient_data_and_reinstall_finds_it(chroot, deb):
+    marker = chroot.data / "kept-by-installer-test.txt"
+    marker.write_text("données du patient")
+    before = sorted(p.relative_to(chroot.data) for p in chroot.data.rglob("*"))
+    assert chroot.run("apt-get", "remove", "-y", "therapy-app").returncode == 0
+    assert not (chroot.root / "opt/therapy-app/lib").exists()
+    assert chroot.run("apt-get", "purge", "-y", "therapy-app").returncode == 0
+    assert not (chroot.root / "opt/therapy-app").exists()
+    assert not (chroot.root / "usr/bin/therapy-app").exists()
+    assert sorted(p.relative_to(chroot.data) for p in chroot.data.rglob("*")) == before
+    assert marker.read_text() == "données du patient"
+    # Reinstalled, the app opens the same database: no new one is created.
+    assert _install(chroot, deb.name).returncode == 0
+    code, out, err = chroot.app_run("therapy-app", "backup", "--status")
+    assert code == 0 and "Traceback" not in err, out + err[-3000:]
+    assert "dernière sauvegarde" in out + err and "from v0" not in err, out + err
