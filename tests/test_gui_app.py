@@ -154,3 +154,42 @@ def test_restored_words_are_highlighted_in_the_proposals(qtbot):
     assert button.sentence.text() == html
     assert button.accessibleName() == f"Choix 2 : {sentence}"
     assert sentence_html("Bonjour <toi>.", []) == "Bonjour &lt;toi&gt;."
+
+
+def test_storage_notices_are_shown_to_the_patient(open_window, gui_repository, offline_steps):
+    from therapy_app.storage.opening import READ_ONLY_NOTICE
+
+    # The read-only opening itself is tested in test_storage_faults (root ignores
+    # folder permissions); here: the window shows what storage reports.
+    gui_repository.notices.append(READ_ONLY_NOTICE)
+    driver = open_window(steps=offline_steps)
+    assert driver.window.banner.isVisible()
+    assert driver.window.banner.text() == READ_ONLY_NOTICE
+
+
+def test_attempts_queued_behind_a_lock_are_written_by_the_retry_timer(
+    open_window, gui_repository, offline_steps, monkeypatch
+):
+    import sqlite3
+
+    from storage_fixtures import make_clip, make_record
+
+    from therapy_app.gui import main_window
+    from therapy_app.storage import database
+
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 300)
+    patient = gui_repository.create_patient("Jeanne Martin")
+    session = gui_repository.start_session(patient.id, "repetition")
+    other_program = sqlite3.connect(gui_repository.db_path, isolation_level=None)
+    other_program.execute("BEGIN IMMEDIATE")
+    saved = gui_repository.save_attempt(make_record(session.id, raw_transcript="chat"), make_clip())
+    assert saved.queued and gui_repository.queued_attempt_count() == 1
+    other_program.execute("ROLLBACK")
+    other_program.close()
+
+    driver = open_window(steps=offline_steps)
+    assert driver.window._retry.interval() == main_window.QUEUE_RETRY_MS
+    driver.window.retry_pending()  # what the timer does every minute
+    driver.qtbot.waitUntil(lambda: gui_repository.queued_attempt_count() == 0, timeout=10_000)
+    [attempt] = gui_repository.list_attempts(session_id=session.id)
+    assert attempt.transcript == "chat" and gui_repository.verify_recording(attempt)

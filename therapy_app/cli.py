@@ -373,11 +373,7 @@ def _cmd_backup(args: argparse.Namespace) -> int:
             return 1 if warning else 0
         passphrase = _passphrase(args, confirm=True) if args.encrypt else None
         info = create_backup(repository, Path(args.destination), passphrase=passphrase)
-    _out(
-        f"Sauvegarde écrite : {info.path} ({info.patient_count} patient(s), "
-        f"{info.attempt_count} essai(s), {info.file_count} fichier(s)"
-        f"{', chiffrée' if info.encrypted else ''})."
-    )
+    _out(info.summary())
     if info.missing:
         _err(f"Attention : {len(info.missing)} enregistrement(s) introuvable(s) sur le disque.")
     return 0

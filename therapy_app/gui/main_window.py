@@ -44,6 +44,9 @@ SCREENS: dict[ExerciseKind, type[PracticeScreen]] = {
 }
 APP_TITLE = "Entraînement à la parole"
 PREFERRED_SIZE = QSize(1280, 860)
+# How often queued attempts are retried, and how long each try waits for the lock.
+QUEUE_RETRY_MS = 60_000
+QUEUE_RETRY_WAIT_MS = 200
 """The window's size on a large screen; smaller screens get what they have room for."""
 FRAME_ALLOWANCE = QSize(16, 48)
 """Room left for a window manager's frame and title bar before the window is mapped
@@ -161,6 +164,29 @@ class MainWindow(QMainWindow):
         self._show(self.profiles, "profiles", APP_TITLE)
         self.profiles.reload()
         self.loader.start()
+        # Storage notices (read-only data folder) concern the patient too: they
+        # are told before practising that nothing new will be kept.
+        if repository.notices:
+            self.banner.show_notice(" ".join(repository.notices))
+        # Attempts queued while another program held the database are written
+        # as soon as it is free, not only at the next save or start-up.
+        self._retry = QTimer(self)
+        self._retry.setInterval(QUEUE_RETRY_MS)
+        self._retry.timeout.connect(self.retry_pending)
+        self._retry.start()
+
+    def retry_pending(self) -> None:
+        """Write queued attempts in the background when there are any (timer, every minute)."""
+        if self.repository.read_only or not self.repository.queued_attempt_count():
+            return
+        self.runner.submit(
+            self.repository.replay_pending,
+            wait_ms=QUEUE_RETRY_WAIT_MS,
+            on_done=lambda report: _LOGGER.info("queue replayed: %s", report),
+            on_error=lambda exc: _LOGGER.warning("queue not replayed: %r", exc),
+            pool="db",
+            group="queue-retry",
+        )
 
     # ----- size -------------------------------------------------------------------
     def fit_to_screen(self) -> None:

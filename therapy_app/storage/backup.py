@@ -79,6 +79,14 @@ class BackupInfo:
     missing: tuple[str, ...]
     size_bytes: int
 
+    def summary(self) -> str:
+        """The French confirmation shown after a backup (CLI and therapist area)."""
+        return (
+            f"Sauvegarde écrite : {self.path} ({self.patient_count} patient(s), "
+            f"{self.attempt_count} essai(s), {self.file_count} fichier(s)"
+            f"{', chiffrée' if self.encrypted else ''})."
+        )
+
 
 def default_name(now: datetime) -> str:
     """``sauvegarde-orthophonie-2025-03-14-093000.therapy-backup`` (local time)."""

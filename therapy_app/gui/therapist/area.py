@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.attempt_detail import AttemptDetail
+from therapy_app.gui.therapist.backup_panel import BackupPanel
 from therapy_app.gui.therapist.charts import ProgressPanel
 from therapy_app.gui.therapist.exports_panel import ExportPanel
 from therapy_app.gui.therapist.history import HistoryPanel
@@ -140,6 +141,7 @@ class TherapistArea(QWidget):
         self.detail = AttemptDetail(repository, self._runner, lambda: self._username or "")
         self.progress = ProgressPanel(repository, self._runner)
         self.exports = ExportPanel(repository, self._runner)
+        self.backup = BackupPanel(repository, self._runner)
         self.patient_settings = PatientSettings(repository, self._runner)
         self.patient_settings.saved.connect(self._on_patient_saved)
 
@@ -166,6 +168,7 @@ class TherapistArea(QWidget):
         self.tabs.addTab(self.history_stack, "Historique")
         self.tabs.addTab(self.progress, "Progrès")
         self.tabs.addTab(self.exports, "Exports")
+        self.tabs.addTab(self.backup, "Sauvegarde")
         self.tabs.setEnabled(False)
 
         title = QLabel("Espace orthophoniste")
@@ -277,6 +280,7 @@ class TherapistArea(QWidget):
         if app is not None:
             app.installEventFilter(self._watcher)
         self._idle.start()
+        self.backup.refresh()
         self.unlocked.emit(username)
         self._runner.submit(
             self._repository.list_patients,
@@ -316,6 +320,7 @@ class TherapistArea(QWidget):
         self.history.clear()
         self.progress.clear()
         self.exports.set_patient(None)
+        self.backup.clear()
         self.patient_settings.set_patient(None)
         self._runner.cancel_stale("therapist-patients")
         self._runner.cancel_stale("therapist-export")
