@@ -15,8 +15,26 @@ SPEECH_DIR = DATA_DIR / "speech"
 
 # CI sets this so that audio tests fail instead of silently skipping.
 REQUIRE_AUDIO_ENV = "THERAPY_REQUIRE_AUDIO"
+# CI sets this too: with a model not built, the many tests that need it would
+# skip and the run would look green; it stops at once instead (issue 10).
+REQUIRE_MODELS_ENV = "THERAPY_REQUIRE_MODELS"
 PULSE_SINKS = ("vspeaker", "vmic_feed")
 PULSE_SOURCE = "vmic"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under ``THERAPY_REQUIRE_MODELS=1``, refuse to run without every model built."""
+    if os.environ.get(REQUIRE_MODELS_ENV) != "1":
+        return
+    from therapy_app import model_store
+
+    names = (model_store.ASR_MODEL, model_store.VAD_MODEL, model_store.CORRECTOR_MODEL)
+    missing = [name for name in names if model_store.find_model(name) is None]
+    if missing:
+        raise pytest.UsageError(
+            f"models not built: {', '.join(missing)} ({REQUIRE_MODELS_ENV}=1); "
+            "run: .venv/bin/python -m models.build"
+        )
 
 
 @pytest.fixture(autouse=True)
