@@ -153,7 +153,10 @@ def test_runtime_greedy_equals_pytorch_greedy(checkpoint: export.Checkpoint, gra
         hyp = greedy(graphs, np.array([ids], dtype=np.int64), options)
         assert hyp.tokens == expected, text
         if hyp.finished:
-            assert corrector.correct(text, beam_size=1).best == sp.decode(expected), text
+            # The runtime may put the unchanged input first when this tiny model's
+            # rewrite drops a said word (correction.preserve); the rewrite stays offered.
+            offered = [a.text for a in corrector.correct(text, beam_size=1).alternatives]
+            assert sp.decode(expected) in offered, text
 
 
 def test_shipped_layout_and_runtime_api(model_dir: Path):
