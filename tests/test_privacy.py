@@ -119,7 +119,9 @@ def _run_past_the_telemetry_delay(
         assert tracer.poll() is None, f"the app ended before the delay: {log_file.read_text()}"
         (app_pid,) = _children(tracer.pid)
         os.kill(app_pid, stop)
-        tracer.wait(timeout=60)
+        # Under strace every syscall of the app's threads stops; a loaded CI machine
+        # took over a minute to finish the utterance in progress and exit.
+        tracer.wait(timeout=180)
         watched = time.monotonic() - first_session
     finally:
         if tracer.poll() is None:
