@@ -24,7 +24,8 @@ DIST=$ROOT/dist
 CACHE=$WORK/cache
 LOCK=$HERE/requirements-linux.txt
 NICE="nice -n 15"
-quiet_pip() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
+# shellcheck source=../wheels.sh
+source "$ROOT/installer/wheels.sh"
 PIP_LINUX=(--platform manylinux_2_36_x86_64 --platform manylinux_2_34_x86_64 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64
            --platform manylinux2014_x86_64 --platform linux_x86_64
            --python-version "$PY_VERSION" --implementation cp --only-binary=:all:)
@@ -44,35 +45,16 @@ mkdir -p "$CACHE/wheels" "$DIST"
 
 if [[ $RELOCK == 1 ]]; then
     step "re-resolving manylinux wheels from pyproject.toml"
-    deps=$("$PYTHON" -c 'import tomllib,sys; print("\n".join(tomllib.load(open(sys.argv[1],"rb"))["project"]["dependencies"]))' "$ROOT/pyproject.toml")
-    rm -rf "$WORK/relock" && mkdir -p "$WORK/relock"
-    # shellcheck disable=SC2086
-    quiet_pip $NICE "$PYTHON" -m pip download -q "${PIP_LINUX[@]}" -d "$WORK/relock" $deps
-    {
-        echo "# manylinux x86_64 / $PY_TAG wheels bundled in the .deb, pinned with their hashes."
-        echo "# Regenerate after changing pyproject.toml: installer/deb/build.sh --relock"
-        echo "# python $PY_VERSION"
-        for w in "$WORK"/relock/*.whl; do
-            b=$(basename "$w"); n=$(echo "${b%%-*}" | tr _ - | tr '[:upper:]' '[:lower:]')
-            v=$(echo "$b" | cut -d- -f2)
-            echo "$n==$v --hash=sha256:$(sha256sum "$w" | cut -d' ' -f1)"
-        done
-    } > "$LOCK"
+    relock "$LOCK" "$WORK/relock" \
+"# manylinux x86_64 / $PY_TAG wheels bundled in the .deb, pinned with their hashes.
+# Regenerate after changing pyproject.toml: installer/deb/build.sh --relock
+# python $PY_VERSION" "${PIP_LINUX[@]}"
 fi
 grep -q "^# python $PY_VERSION\$" "$LOCK" || {
     echo "$LOCK is locked for another python; run with --relock" >&2; exit 1; }
 
 step "downloading the locked wheels (cached)"
-quiet_pip $NICE "$PYTHON" -m pip download -q --no-deps --require-hashes "${PIP_LINUX[@]}" \
-    -d "$CACHE/wheels" -r "$LOCK"
-rm -rf "$CACHE/wheels.tmp" && mkdir -p "$CACHE/wheels.tmp"
-while read -r req _; do
-    [[ -z $req || $req == \#* ]] && continue
-    n=${req%%==*}; v=${req##*==}; pat=$(echo "$n" | tr - _)
-    f=$(find "$CACHE/wheels" -maxdepth 1 -iname "${pat}-${v}-*.whl" | head -1)
-    [[ -n $f ]] || { echo "locked wheel missing: $req" >&2; exit 1; }
-    ln -s "$f" "$CACHE/wheels.tmp/"
-done < "$LOCK"
+fetch_locked "$LOCK" "$CACHE/wheels" "$CACHE/wheels.tmp" "${PIP_LINUX[@]}"
 
 step "building the app wheel"
 rm -rf "$WORK/appwheel"

