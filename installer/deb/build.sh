@@ -66,12 +66,14 @@ PKG=$WORK/pkg
 $NICE "$PYTHON" "$HERE/stage.py" --wheels "$CACHE/wheels.tmp" --app-wheel "$APP_WHEEL" \
     --models "$MODELS_DIR" --model whisper-base --model silero-vad \
     --version "$VERSION" --python "$PY_VERSION" --out "$PKG"
-if command -v convert >/dev/null; then
-    icon_dir=$PKG/usr/share/icons/hicolor/256x256/apps
+# The same drawing as the Windows icon; the menu entry names it, so no icon is an error.
+command -v convert >/dev/null || { echo "ImageMagick's convert is needed (icon)" >&2; exit 1; }
+"$ROOT/installer/windows/make_icon.sh" "$WORK/icon.ico"
+for size in 256 128 64 48 32 16; do
+    icon_dir=$PKG/usr/share/icons/hicolor/${size}x${size}/apps
     mkdir -p "$icon_dir"
-    "$ROOT/installer/windows/make_icon.sh" "$WORK/icon.ico"
-    convert "$WORK/icon.ico[0]" "$icon_dir/therapy-app.png"
-fi
+    convert "$WORK/icon.ico[0]" -resize "${size}x${size}" "$icon_dir/therapy-app.png"
+done
 SITE=$PKG/opt/therapy-app/lib
 "$PYTHON" "$ROOT/installer/licenses.py" --site-packages "$SITE" \
     --models "$SITE/therapy_app/_models" --models "$SITE/therapy_app/_resources/models" \

@@ -37,6 +37,8 @@ TRIM_GLOBS = (
     "PySide6/Qt/plugins/sceneparsers",
     "PySide6/Qt/plugins/assetimporters",
     "PySide6/Qt/plugins/geoservices",
+    # Needs libQt6Pdf, which PySide6's wheels do not ship (found by the ldd test).
+    "PySide6/Qt/plugins/imageformats/libqpdf.so",
     "PySide6/assistant",
     "PySide6/designer",
     "PySide6/linguist",
@@ -55,13 +57,14 @@ TRIM_GLOBS = (
 )
 KEEP_TRANSLATIONS = ("qt_fr.qm", "qtbase_fr.qm", "qt_help_fr.qm")
 
-# The distribution's python3 runs the bundled packages. -s and -E keep a user's
-# own site-packages and PYTHON* variables out; the path is set explicitly.
+# The distribution's python3 runs the bundled packages. -I (isolated) keeps a
+# user's own site-packages, PYTHON* variables and the current folder out of
+# sys.path: a stray json.py in the folder a user starts from is never imported.
 LAUNCHER = """\
 #!/bin/sh
 # {summary}
 export ORT_DISABLE_TELEMETRY=1
-exec /usr/bin/python3 -s -E -c 'import sys; sys.path.insert(0, "/{prefix}/lib"); \\
+exec /usr/bin/python3 -I -c 'import sys; sys.path.insert(0, "/{prefix}/lib"); \\
 import runpy; sys.argv[0] = "{name}"; runpy.run_module("{module}", run_name="__main__")' "$@"
 """
 
@@ -79,6 +82,10 @@ Categories=Education;MedicalSoftware;
 Keywords=aphasie;orthophonie;parole;
 """
 
+# Only distribution packages: PortAudio (sounddevice finds it with find_library),
+# the ALSA pulse plugin, espeak-ng (the fallback voice when Pico cannot load),
+# and the libraries Qt's xcb platform plugin loads (the chroot test runs ldd on
+# every bundled library the app can load, and opens the window under Xvfb).
 CONTROL = """\
 Package: therapy-app
 Version: {version}
@@ -86,7 +93,7 @@ Architecture: amd64
 Maintainer: TherapyApp maintainers <therapy-app@localhost>
 Installed-Size: 0
 Depends: python3 (>= {python}), python3 (<< {next_python}), libportaudio2,
- libasound2-plugins, libfontconfig1, libfreetype6, libglib2.0-0, libdbus-1-3,
+ libasound2-plugins, espeak-ng, libfontconfig1, libfreetype6, libglib2.0-0, libdbus-1-3,
  libegl1, libgl1, libxkbcommon0, libxkbcommon-x11-0, libxcb-cursor0, libxcb-icccm4,
  libxcb-image0, libxcb-keysyms1, libxcb-randr0, libxcb-render-util0, libxcb-shape0,
  libxcb-xinerama0, libxcb-xkb1, libx11-xcb1
