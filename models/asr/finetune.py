@@ -14,6 +14,9 @@ exact words said. Resumable from ``<run>/checkpoint.pt``::
         --kl 0.5 --run build/asr_ft/run2 --minutes 60
     python -m models.asr.finetune --run build/asr_ft/run1 \
         --export models/asr/adapters/halting-fr.npz
+
+``--init ADAPTERS.npz`` starts from shipped adapters instead of zero (a later
+round adds new data without regenerating what the earlier rounds used).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from models.asr.finetune_data import (
     draw_rows,
     load_encoder,
 )
-from models.asr.lora import LoraSettings, adapter_arrays, attach_lora
+from models.asr.lora import LoraSettings, adapter_arrays, attach_lora, load_into
 from models.asr.whisper_torch import _attend, _merge_heads, _split_heads
 
 _LOGGER = logging.getLogger("asr_finetune")
@@ -198,6 +201,8 @@ def train(args: argparse.Namespace) -> None:
     encoder, decoder = load_encoder()
     settings = LoraSettings(rank=args.rank, alpha=args.alpha, dropout=0.05)
     params = attach_lora(decoder, settings)
+    if args.init is not None and not (args.run / "checkpoint.pt").exists():
+        _LOGGER.info("starting from %s (%d layers)", args.init, load_into(decoder, args.init))
     optimizer = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.0)
     args.run.mkdir(parents=True, exist_ok=True)
     ckpt = args.run / "checkpoint.pt"
@@ -278,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         "--corpus", type=Path, default=None, help="the data's corpus: teach written forms too"
     )
     parser.add_argument("--export", type=Path, default=None, help="write the adapters and stop")
+    parser.add_argument("--init", type=Path, default=None, help="start from these adapters")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--lr", type=float, default=5e-4)

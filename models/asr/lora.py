@@ -87,6 +87,7 @@ def _pairs(decoder: nn.Module, path: Path, arrays: dict[str, np.ndarray]):
             if a is None or b is None:
                 raise ValueError(f"{path.name}: no adapter for {key}")
             linear = getattr(block, name)
+            linear = getattr(linear, "base", linear)  # a LoraLinear being trained
             if (b.shape[0], a.shape[1]) != tuple(linear.weight.shape):
                 raise ValueError(f"{path.name}: {key} is {(b.shape[0], a.shape[1])}")
             yield block, name, a.astype(np.float32), b.astype(np.float32)
@@ -116,6 +117,30 @@ def attach_saved(decoder: nn.Module, path: Path) -> int:
         setattr(block, name, wrapped)
         changed += 1
     return changed
+
+
+def load_into(decoder: nn.Module, path: Path) -> int:
+    """Copy saved adapters into the trainable ``LoraLinear`` layers of ``attach_lora``.
+
+    Returns:
+        The number of layers loaded.
+
+    Raises:
+        ValueError: the file does not match this decoder's layers, rank or scale.
+    """
+    arrays, scale = _read(path)
+    loaded = 0
+    for block, name, a, b in list(_pairs(decoder, path, arrays)):
+        layer = getattr(block, name)
+        if not isinstance(layer, LoraLinear) or layer.lora_a.shape != a.shape:
+            raise ValueError(f"{path.name}: blocks.{name} does not fit the trainable adapters")
+        if abs(layer.scale - scale) > 1e-6:
+            raise ValueError(f"{path.name}: scale {scale} differs from {layer.scale}")
+        with torch.no_grad():
+            layer.lora_a.copy_(torch.from_numpy(a))
+            layer.lora_b.copy_(torch.from_numpy(b))
+        loaded += 1
+    return loaded
 
 
 def merge_adapters(decoder: nn.Module, path: Path) -> int:

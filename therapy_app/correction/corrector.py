@@ -14,6 +14,7 @@ import numpy as np
 
 from therapy_app import inference, model_store
 from therapy_app.correction.diff import DiffOp, missing_content_words, word_diff
+from therapy_app.correction.grammar_cues import looks_ungrammatical
 from therapy_app.correction.input_check import check_input
 from therapy_app.correction.normalize import normalize_text
 from therapy_app.correction.preserve import preservation
@@ -331,14 +332,25 @@ class Corrector:
         options: SearchOptions,
         alternatives: list[Alternative],
     ) -> list[Alternative]:
-        """Put the unchanged input first when the model finds it nearly as likely."""
+        """Put the unchanged input first when the model finds it nearly as likely.
+
+        Not when it shows a plain grammatical error (:mod:`grammar_cues`): it is
+        then offered last, like an input the model finds less likely.
+        """
         margin = self.config.keep_margin
-        if margin is None or not alternatives or normalize_text(alternatives[0].text) == source:
+        if margin is None or not alternatives:
+            return alternatives
+        if normalize_text(alternatives[0].text) == source:
+            # The model itself copied the input: a plain error still demotes it.
+            if looks_ungrammatical(source) and len(alternatives) > 1:
+                top = self._ranking_score(source, alternatives[0])
+                if self._ranking_score(source, alternatives[1]) >= top - self.offer_margin:
+                    return [*alternatives[1:], alternatives[0]]
             return alternatives
         identity = self._unchanged(source, src_ids, options)
         best = self._ranking_score(source, alternatives[0])
         others = [a for a in alternatives if normalize_text(a.text) != source]
-        if identity.score >= best - margin:
+        if identity.score >= best - margin and not looks_ungrammatical(source):
             return [identity, *others][:MAX_ALTERNATIVES]
         if identity.score >= best - self.offer_margin:
             return [*others[: MAX_ALTERNATIVES - 1], identity]
