@@ -238,7 +238,7 @@ def main() -> int:
     display = start_display()
     try:
         saved = run(args.out)
-        from therapy_app.gui.therapist.screenshots import save_screenshots
+        from tools.therapist_screenshots import save_screenshots
 
         saved += save_screenshots(args.out)
     finally:

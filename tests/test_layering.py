@@ -1,4 +1,4 @@
-"""The core imports neither torch nor PySide6; only therapy_app.gui may import Qt."""
+"""Layering: no torch, Qt only in gui, pure text analysis, demo tooling not shipped."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import pkgutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
 import therapy_app
 
 PACKAGE_DIR = Path(therapy_app.__file__).parent
+ROOT = PACKAGE_DIR.parent
 
 
 def _imported_roots(path: Path) -> set[str]:
@@ -44,6 +46,8 @@ def test_core_modules_import_with_torch_and_qt_blocked():
         for m in pkgutil.walk_packages([str(PACKAGE_DIR)], prefix="therapy_app.")
         if not m.name.startswith("therapy_app.gui")
     ]
+    # Text analysis and storage are core: a rename must not drop them from the check.
+    assert {"therapy_app.analysis.metrics", "therapy_app.storage.repository"} <= set(core)
     script = textwrap.dedent(
         f"""
         import importlib, sys
@@ -63,3 +67,45 @@ def test_core_modules_import_with_torch_and_qt_blocked():
     )
     assert result.returncode == 0, result.stderr
     assert "imported" in result.stdout
+
+
+def test_text_analysis_is_pure():
+    # Stored metrics are recomputed after an edit: no I/O, no storage, no models (issue 10).
+    stdlib = {"__future__", "collections", "dataclasses", "re", "typing", "unicodedata"}
+    offenders = []
+    for path in (PACKAGE_DIR / "analysis").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                if name.split(".")[0] not in stdlib and not name.startswith("therapy_app.analysis"):
+                    offenders.append(f"{path.name} imports {name}")
+    assert not offenders, offenders
+
+
+def test_demo_and_screenshot_tooling_is_not_shipped():
+    # Demo data and screenshots live in tools/ (issue 10): not in the GUI package,
+    # not imported by the app, not in the wheel that the installers unpack.
+    gui_modules = [
+        m.name for m in pkgutil.walk_packages([str(PACKAGE_DIR / "gui")], prefix="therapy_app.gui.")
+    ]
+    assert "therapy_app.gui.therapist.area" in gui_modules
+    tooling = [
+        name
+        for name in gui_modules
+        if any(word in name.rsplit(".", 1)[-1] for word in ("demo", "screenshot"))
+    ]
+    assert not tooling, tooling
+    importers = [
+        path.relative_to(ROOT).as_posix()
+        for path in PACKAGE_DIR.rglob("*.py")
+        if "tools" in _imported_roots(path)
+    ]
+    assert not importers, importers
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == ["therapy_app"]

@@ -173,6 +173,13 @@ def test_restore_refuses_what_is_not_a_sound_backup(tmp_path: Path) -> None:
             bad.writestr(item, content)
     with pytest.raises(BackupFormatError):
         restore_backup(evil, target)
+    # A manifest that is JSON but not an object (found by mypy, issue 10).
+    with zipfile.ZipFile(info.path) as good, zipfile.ZipFile(evil, "w") as bad:
+        for item in good.infolist():
+            content = b"[]" if item.filename == "manifest.json" else good.read(item)
+            bad.writestr(item, content)
+    with pytest.raises(BackupFormatError):
+        restore_backup(evil, target)
     assert not (target / DB_FILENAME).exists()
 
 

@@ -249,7 +249,7 @@ def test_the_export_confirmation_is_seen_on_a_laptop_screen(
         panel.export_csv(tmp_path / "essais.csv")
     qtbot.waitUntil(panel.status.isVisible)
     # Not inside the scrolled boxes, and inside the visible page.
-    assert not panel.scroll.isAncestorOf(panel.status)
+    assert not panel.scroll_area.isAncestorOf(panel.status)
     top = panel.status.mapTo(unlocked_area, panel.status.rect().topLeft()).y()
     assert 0 <= top and top + panel.status.height() <= unlocked_area.height()
     assert "exporté" in panel.status.text()

@@ -11,7 +11,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtGui import QImage  # noqa: E402
 
-from therapy_app.gui.therapist.screenshots import SIZE, save_screenshots  # noqa: E402
+from tools.therapist_screenshots import SIZE, save_screenshots  # noqa: E402
 
 pytestmark = [
     pytest.mark.gui,

@@ -13,11 +13,15 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from therapy_app import __version__, paths
 from therapy_app.errors import TherapyAppError
 from therapy_app.tts.options import MAX_PAUSE_MS, MAX_RATE_WPM, MIN_RATE_WPM
+
+if TYPE_CHECKING:  # imported lazily at run time: `--help` and `doctor` start fast
+    from therapy_app.audio.clip import AudioClip
+    from therapy_app.pipeline import LoopResult, SpeechLoop
 
 _LOGGER = logging.getLogger("therapy_app.cli")
 
@@ -147,7 +151,7 @@ def _cmd_build_models(args: argparse.Namespace) -> int:
     return subprocess.call(command, cwd=root)
 
 
-def _read_clip(path: str):  # noqa: ANN202 - AudioClip, imported lazily
+def _read_clip(path: str) -> AudioClip:
     from therapy_app.audio.wavio import read_wav
 
     return read_wav(Path(path))
@@ -238,14 +242,14 @@ def _cmd_correct(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play(clip) -> None:  # noqa: ANN001 - AudioClip
+def _play(clip: AudioClip) -> None:
     from therapy_app.audio.player import Player
 
     with Player() as player:
         player.play(clip, blocking=True)
 
 
-def _print_result(result, index: int) -> None:  # noqa: ANN001 - LoopResult
+def _print_result(result: LoopResult, index: int) -> None:
     t = result.timings
     _out(f"[{index}] entendu   ({t.get('asr', 0):.2f} s) : {result.heard.text or '(rien)'}")
     if result.correction is not None:
@@ -291,9 +295,10 @@ def _cmd_loop(args: argparse.Namespace) -> int:
             clip = _read_clip(inputs[index - 1])
             _out(f"[{index}] fichier   : {inputs[index - 1]} ({clip.duration:.1f} s)")
         else:
-            clip = _record(loop)
-            if clip is None:
+            recorded = _record(loop)
+            if recorded is None:
                 return 0
+            clip = recorded
         result = loop.process(clip, options)
         _print_result(result, index)
         if result.speech is not None:
@@ -308,7 +313,7 @@ def _cmd_loop(args: argparse.Namespace) -> int:
             return 0
 
 
-def _record(loop):  # noqa: ANN001, ANN202 - SpeechLoop -> AudioClip | None
+def _record(loop: SpeechLoop) -> AudioClip | None:
     from therapy_app.audio.recorder import Recorder
 
     _err("Parlez… (arrêt automatique à la fin de la phrase, Ctrl+C pour quitter)")

@@ -27,7 +27,7 @@ def display_word_count(text: str) -> int:
     """Words as the patient sees them: "J'ai", "aujourd'hui", "Pouvez-vous" count as one.
 
     This is the unit the levels are defined in (not the metric words of
-    :func:`therapy_app.storage.metrics.words`, which split elisions).
+    :func:`therapy_app.analysis.metrics.words`, which split elisions).
     """
     return sum(1 for token in text.split() if _WORD.search(token))
 

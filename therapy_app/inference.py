@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import importlib
 import logging
 import os
 import sys
@@ -70,9 +71,7 @@ def onnxruntime_module() -> ModuleType:
         The ``onnxruntime`` module.
     """
     os.environ[TELEMETRY_ENV] = "1"  # again, in case something cleared it since
-    import onnxruntime
-
-    return onnxruntime
+    return importlib.import_module("onnxruntime")
 
 
 def cuda_driver_present() -> bool:

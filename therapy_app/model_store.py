@@ -54,7 +54,7 @@ class ModelBundle:
                 f"Reconstruisez-le avec « {BUILD_COMMAND} ».",
                 f"{self.directory / SIDECAR} has no file role {role!r}",
             ) from exc
-        return self.directory / entry["path"]
+        return self.directory / str(entry["path"])
 
     def verify(self) -> list[str]:
         """Check every registered file's size and sha256; returns the problems found."""

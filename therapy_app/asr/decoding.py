@@ -93,7 +93,7 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     """Row-wise log-softmax over the last axis, robust to -inf entries."""
     top = np.max(logits, axis=-1, keepdims=True)
     shifted = logits - top
-    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+    return np.asarray(shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True)))
 
 
 def repetition_start(tokens: list[int], limit: int | None, max_ngram: int = 12) -> int | None:

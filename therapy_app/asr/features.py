@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ class MelSettings:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def hz_to_mel(freqs: np.ndarray) -> np.ndarray:
+def hz_to_mel(freqs: npt.ArrayLike) -> np.ndarray:
     """Slaney's auditory mel scale: linear below 1 kHz, logarithmic above."""
     freqs = np.asarray(freqs, dtype=np.float64)
     f_sp = 200.0 / 3
@@ -63,7 +64,7 @@ def hz_to_mel(freqs: np.ndarray) -> np.ndarray:
     return np.where(freqs >= min_log_hz, min_log_mel + np.log(safe / min_log_hz) / logstep, linear)
 
 
-def mel_to_hz(mels: np.ndarray) -> np.ndarray:
+def mel_to_hz(mels: npt.ArrayLike) -> np.ndarray:
     """Inverse of :func:`hz_to_mel`."""
     mels = np.asarray(mels, dtype=np.float64)
     f_sp = 200.0 / 3
@@ -91,7 +92,7 @@ def mel_filterbank(sample_rate: int = 16_000, n_fft: int = 400, n_mels: int = 80
     weights = np.maximum(0.0, np.minimum(lower, upper))
     # Slaney normalisation: each triangle has unit area in Hz.
     weights *= (2.0 / (mel_points[2:] - mel_points[:-2]))[:, None]
-    return weights.astype(np.float32)
+    return np.asarray(weights, dtype=np.float32)
 
 
 @lru_cache(maxsize=4)
@@ -133,4 +134,4 @@ def log_mel_spectrogram(samples: np.ndarray, settings: MelSettings | None = None
     mel = mel_filterbank(s.sample_rate, s.n_fft, s.n_mels) @ power.T
     log_spec = np.log10(np.maximum(mel, 1e-10))
     log_spec = np.maximum(log_spec, log_spec.max() - 8.0)
-    return ((log_spec + 4.0) / 4.0).astype(np.float32)
+    return np.asarray((log_spec + 4.0) / 4.0, dtype=np.float32)

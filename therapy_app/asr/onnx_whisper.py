@@ -6,12 +6,16 @@ import copy
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from therapy_app.asr.config import WhisperConfig
 from therapy_app.errors import ModelInvalidError
 from therapy_app.inference import create_session
+
+if TYPE_CHECKING:
+    import onnxruntime
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -79,7 +83,12 @@ class KVCache:
         )
 
 
-def _check_names(session, inputs: tuple[str, ...], outputs: tuple[str, ...], path: Path) -> None:
+def _check_names(
+    session: onnxruntime.InferenceSession,
+    inputs: tuple[str, ...],
+    outputs: tuple[str, ...],
+    path: Path,
+) -> None:
     got_in = tuple(i.name for i in session.get_inputs())
     got_out = tuple(o.name for o in session.get_outputs())
     if got_in != inputs or got_out != outputs:

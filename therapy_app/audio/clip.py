@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +43,7 @@ class AudioClip:
         if not len(self.samples):
             return -120.0
         rms = float(np.sqrt(np.mean(np.square(self.samples, dtype=np.float64))))
-        return 20.0 * np.log10(max(rms, 1e-6))
+        return 20.0 * math.log10(max(rms, 1e-6))
 
     def slice(self, start_s: float, end_s: float) -> AudioClip:
         """Sub-clip between two times in seconds (clamped to the clip)."""

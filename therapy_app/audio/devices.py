@@ -190,7 +190,10 @@ def resolve(device: int | str | None, want_input: bool) -> AudioDevice:
     if device is None:
         return default_input() if want_input else default_output()
     devices = list_devices()
-    channels = (lambda d: d.inputs) if want_input else (lambda d: d.outputs)
+
+    def channels(d: AudioDevice) -> int:
+        return d.inputs if want_input else d.outputs
+
     if isinstance(device, int):
         matches = [d for d in devices if d.index == device]
     else:

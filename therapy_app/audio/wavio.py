@@ -329,7 +329,7 @@ def wav_bytes(clip: AudioClip) -> bytes:
     Samples outside [-1, 1] are clipped (not wrapped around) and NaN becomes 0.
     """
     samples = np.nan_to_num(clip.samples, nan=0.0, posinf=1.0, neginf=-1.0)
-    pcm = np.round(np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+    pcm: bytes = np.round(np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
     header = struct.pack(
         "<4sI4s4sIHHIIHH4sI",
         b"RIFF",

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from therapy_app.analysis.closed_class import FILLERS
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.wavio import read_wav, write_wav
 from therapy_app.errors import TherapyAppError
@@ -51,7 +52,6 @@ from therapy_app.exports.files import atomic_text_writer
 from therapy_app.exports.labels import exercise_label
 from therapy_app.paths import PRIVATE_DIR_MODE
 from therapy_app.storage import Attempt, SessionRepository, TherapySession
-from therapy_app.storage.closed_class import FILLERS
 
 _LOGGER = logging.getLogger(__name__)
 

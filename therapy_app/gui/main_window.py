@@ -6,6 +6,7 @@ import importlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
@@ -34,6 +35,9 @@ from therapy_app.practice.controller import PracticeController, PracticeSettings
 from therapy_app.practice.events import ExerciseKind, french_message
 from therapy_app.practice.services import LOAD_STEPS, AudioOutput, LoadStep, SpeechServices
 from therapy_app.storage import Patient, SessionRepository
+
+if TYPE_CHECKING:  # imported on first use (open_therapist_area)
+    from therapy_app.gui.therapist.area import TherapistArea
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -99,7 +103,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.patient: Patient | None = None
         self.practice: PracticeScreen | None = None
-        self.therapist: QWidget | None = None
+        self.therapist: TherapistArea | None = None
         self._auto_skip = True
 
         self.loader = ServicesLoader(self.runner, load_steps, recorder_factory, player, self)
@@ -243,7 +247,8 @@ class MainWindow(QMainWindow):
     @property
     def current_screen(self) -> str:
         """Name of the screen shown (see :attr:`screen_changed`)."""
-        return str(self.stack.currentWidget().property("screen_name") or "")
+        widget = self.stack.currentWidget()
+        return "" if widget is None else str(widget.property("screen_name") or "")
 
     def _show(self, widget: QWidget, name: str, title: str) -> None:
         widget.setProperty("screen_name", name)

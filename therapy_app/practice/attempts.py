@@ -59,7 +59,7 @@ def item_record(
     score = outcome.score
     return AttemptRecord(
         session_id=session_id,
-        kind=outcome.kind.value,  # type: ignore[arg-type]
+        kind=outcome.kind.value,
         target_text=outcome.target,
         target_score=score.target_per_token,
         target_logprob=score.target_logprob,

@@ -49,7 +49,7 @@ def repetition_resume_point(
         if not attempts:
             continue  # an empty sitting (opened and left): look further back
         last = attempts[-1]
-        finished = bool(last.success) or last.record.cue_level >= cues.MAX_CUE_LEVEL
+        finished = bool(last.success) or (last.record.cue_level or 0) >= cues.MAX_CUE_LEVEL
         target = last.record.target_text or ""
         for level in content.levels:
             position = items.ItemList()

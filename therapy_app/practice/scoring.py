@@ -4,7 +4,7 @@ The rule itself (thresholds included) lives in :mod:`therapy_app.verdict`;
 this module computes what it needs:
 
 1. **Words.** The WER of what was heard against each accepted form of the
-   target (:func:`therapy_app.storage.metrics.word_error_rate`, which lowers
+   target (:func:`therapy_app.analysis.metrics.word_error_rate`, which lowers
    case, drops punctuation and fillers and splits elisions); the lowest
    counts. In completion, the answer said within a longer utterance
    ("c'est une pomme") counts as WER 0.
@@ -32,9 +32,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from therapy_app.analysis.metrics import word_error_rate, words
 from therapy_app.asr.recognizer import ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
-from therapy_app.storage.metrics import word_error_rate, words
 from therapy_app.verdict import decide
 
 _LOGGER = logging.getLogger(__name__)

@@ -9,7 +9,6 @@ from therapy_app.storage.errors import (
     StorageError,
     StorageUnavailableError,
 )
-from therapy_app.storage.metrics import AttemptMetrics
 from therapy_app.storage.queries import EXPORT_COLUMNS
 from therapy_app.storage.queueing import SavedAttempt
 from therapy_app.storage.recordings import SavedRecording, save_recording
@@ -41,7 +40,6 @@ __all__ = [
     "AccountError",
     "AccountLockedError",
     "Attempt",
-    "AttemptMetrics",
     "AttemptRecord",
     "Candidate",
     "DatabaseCorruptError",

@@ -7,8 +7,8 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
+from therapy_app.analysis.metrics import AttemptMetrics, attempt_metrics, words
 from therapy_app.storage import rows
-from therapy_app.storage.metrics import AttemptMetrics, attempt_metrics, words
 from therapy_app.storage.records import Attempt, AttemptRecord
 from therapy_app.verdict import decide
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -398,8 +399,10 @@ def restore_backup(
     )
 
 
-def _read_manifest(zf: zipfile.ZipFile) -> dict:
+def _read_manifest(zf: zipfile.ZipFile) -> dict[str, Any]:
     manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
+    if not isinstance(manifest, dict):
+        raise _not_a_backup("manifest is not a JSON object")
     if manifest.get("app") != "therapy_app" or not isinstance(manifest.get("files"), dict):
         raise _not_a_backup("manifest is not this app's")
     if int(manifest.get("format", 0)) > FORMAT:

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Literal
 
 from therapy_app import pause_tolerance
-from therapy_app.storage.metrics import AttemptMetrics
+from therapy_app.analysis.metrics import AttemptMetrics
 
 ExerciseKind = Literal["free_speech", "repetition", "completion"]
 EXERCISE_KINDS: tuple[str, ...] = ("free_speech", "repetition", "completion")

@@ -10,7 +10,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from therapy_app.storage.metrics import AttemptMetrics
+from therapy_app.analysis.metrics import AttemptMetrics
 from therapy_app.storage.records import (
     Attempt,
     AttemptRecord,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -52,7 +53,7 @@ class SynthesisOptions:
     @property
     def target_peak(self) -> float:
         """Linear peak amplitude the output is scaled to."""
-        return self.volume * 10.0 ** (self.target_peak_dbfs / 20.0)
+        return self.volume * math.pow(10.0, self.target_peak_dbfs / 20.0)
 
 
 def count_words(text: str) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
@@ -69,7 +69,7 @@ class ExerciseButton(QPushButton):
         )
         self.setMinimumHeight(100)
 
-    def changeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt API
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt API
         super().changeEvent(event)
         if event.type() == event.Type.EnabledChange:
             # Child labels do not grey out with the button: dim them by hand.

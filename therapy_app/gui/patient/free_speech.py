@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
@@ -51,7 +53,7 @@ class FreeSpeechScreen(PracticeScreen):
         self._add_shortcut(KEY_LISTEN, self._listen_key)
         self._show_invitation()
 
-    def _picker(self, index: int):  # noqa: ANN202 - slot factory
+    def _picker(self, index: int) -> Callable[[], bool]:
         return lambda: self.controller.choose(index)
 
     def _show_invitation(self) -> None:
@@ -62,7 +64,7 @@ class FreeSpeechScreen(PracticeScreen):
         self.chosen.hide()
         self._set_choices([])
 
-    def _listener(self, index: int):  # noqa: ANN202 - slot factory
+    def _listener(self, index: int) -> Callable[[], bool]:
         return lambda: self.controller.hear_proposal(index)
 
     def _set_choices(self, proposals: list[Proposal]) -> None:

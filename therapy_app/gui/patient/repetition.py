@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QWidget
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QWidget
 
 from therapy_app.gui import theme
 from therapy_app.gui.patient.practice_screen import PracticeScreen
@@ -54,7 +54,7 @@ class RepetitionScreen(PracticeScreen):
         self.level_group.idClicked.connect(self._level_clicked)
 
     @staticmethod
-    def _mark(button, name: str, level: int, checked: bool) -> None:  # noqa: ANN001
+    def _mark(button: QPushButton, name: str, level: int, checked: bool) -> None:
         button.setText(button_text(theme.ICON_CHECK if checked else "", name, str(level)))
 
     def _level_key(self, level: int) -> None:

@@ -175,17 +175,17 @@ class ExportPanel(QWidget):
         inner.addStretch(1)
         # Wrapped help texts grow tall on a narrow window: scroll rather than
         # forcing the whole area to a minimum height.
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setWidget(content)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setWidget(content)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.patient_label)
         # Above the scrolled boxes: the confirmation is seen whatever the
         # screen's height (it was below the fold on a 768-pixel laptop).
         layout.addWidget(self.status)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.scroll_area, 1)
 
         self.csv_button.clicked.connect(self._choose_csv)
         self.chat_button.clicked.connect(self._choose_chat)

@@ -17,10 +17,10 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
+from therapy_app.analysis.closed_class import CLOSED_CLASS_WORDS
+from therapy_app.analysis.metrics import words
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.storage import AttemptRecord, Candidate, Patient, SessionRepository
-from therapy_app.storage.closed_class import CLOSED_CLASS_WORDS
-from therapy_app.storage.metrics import words
 
 DEMO_USERNAME = "orthophoniste"
 DEMO_PASSWORD = "demo-orthophonie"

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from therapy_app.storage import closed_class, metrics
-from therapy_app.storage.metrics import (
+from therapy_app.analysis import closed_class, metrics
+from therapy_app.analysis.metrics import (
     attempt_metrics,
     function_word_ratio,
     mean_length_of_utterance,

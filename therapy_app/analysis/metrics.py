@@ -10,7 +10,7 @@ recomputed identically after a transcript edit. Definitions:
   the number of words of its utterance; for a session, the mean over all its
   attempts (an attempt where nothing was understood counts as 0 words).
 * **function-word ratio**: closed-class words / words, with the curated list of
-  :mod:`therapy_app.storage.closed_class`.
+  :mod:`therapy_app.analysis.closed_class`.
 * **verbs**: a documented heuristic (:func:`verb_count`), not a tagger.
 * **words per minute**: words / speech seconds x 60, where speech seconds is
   the (VAD-trimmed) recording duration minus the pauses found by the VAD
@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from therapy_app.storage.closed_class import (
+from therapy_app.analysis.closed_class import (
     ARTICLES,
     AUXILIARY_FORMS,
     CLOSED_CLASS_WORDS,
@@ -38,7 +38,7 @@ from therapy_app.storage.closed_class import (
     HYPHEN_CLITICS,
     NEGATION_PARTICLES,
 )
-from therapy_app.storage.verb_forms import NON_VERB_ER, PARTICIPLE_ENDINGS, VERB_FORMS
+from therapy_app.analysis.verb_forms import NON_VERB_ER, PARTICIPLE_ENDINGS, VERB_FORMS
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u02bc": "'", "\u2018": "'", "`": "'", "\u00b4": "'"})
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2013": "-"})
@@ -165,7 +165,7 @@ def verb_count(text: str) -> int:
        a few adverbs) by a past participle is an auxiliary: not counted, its
        participle is. Otherwise it counts (copula or possession: "il est
        grand", "j'ai un chat").
-    2. A form from the curated lexicon (:mod:`therapy_app.storage.verb_forms`)
+    2. A form from the curated lexicon (:mod:`therapy_app.analysis.verb_forms`)
        counts unless a determiner stands right before it ("la porte" is a
        noun, "je la porte" a verb).
     3. Any other word ending in "-er" (not "-ier"/"-yer", not in the list of

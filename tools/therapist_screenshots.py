@@ -1,6 +1,6 @@
 """PNG screenshots of every therapist screen and of the PDF report, from the demo data.
 
-``python -m therapy_app.gui.therapist.screenshots docs/screenshots`` (offscreen
+``python -m tools.therapist_screenshots docs/screenshots`` (offscreen
 when there is no display); ``scripts/screenshots.py`` calls :func:`save_screenshots`.
 """
 
@@ -22,9 +22,9 @@ from PySide6.QtWidgets import QApplication
 
 from therapy_app.exports import build_report_data
 from therapy_app.gui.therapist.area import TAB_EXPORTS, TAB_PROGRESS, TherapistArea
-from therapy_app.gui.therapist.demo import DEMO_PASSWORD, DEMO_USERNAME, DemoClock, seed_demo
 from therapy_app.gui.therapist.report_pdf import write_report_pdf
 from therapy_app.storage import SessionRepository
+from tools.demo_data import DEMO_PASSWORD, DEMO_USERNAME, DemoClock, seed_demo
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ def save_screenshots(out_dir: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m therapy_app.gui.therapist.screenshots [OUT_DIR]``."""
+    """Command line: ``python -m tools.therapist_screenshots [OUT_DIR]``."""
     args = sys.argv[1:] if argv is None else argv
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -1,0 +1,1 @@
+"""Developer tooling, never shipped (not in the wheel): demo data and screenshots."""
