@@ -1,14 +1,4 @@
-"""The practice session the screens observe: intents in, events out, each state in its own part.
-
-The parts, one per stretch of the state machine:
-
-- :mod:`~therapy_app.practice.voice`: SPEAKING (cues, proposals, replay);
-- :mod:`~therapy_app.practice.listening`: RECORDING → RECOGNISING (the speech path's ``hear``);
-- :mod:`~therapy_app.practice.free_speech`: CORRECTING → REVIEWING → the choice;
-- :mod:`~therapy_app.practice.tries`: SCORING → FEEDBACK (and the next cue);
-- :mod:`~therapy_app.practice.lists`: repetition and completion lists;
-- :mod:`~therapy_app.practice.machine`: the state, the observers and the jobs.
-"""
+"""The practice session the screens observe: intents in, events out, one part per state."""
 
 from __future__ import annotations
 
@@ -36,6 +26,14 @@ _AT_REST = (State.AWAITING_REPETITION, State.FEEDBACK, State.IDLE)
 
 class PracticeController:
     """One exercise session for one patient. Not thread-safe: call it from one thread.
+
+    A facade over one part per stretch of the state machine:
+    :mod:`~therapy_app.practice.voice` (SPEAKING),
+    :mod:`~therapy_app.practice.listening` (RECORDING → RECOGNISING),
+    :mod:`~therapy_app.practice.free_speech` (CORRECTING → REVIEWING → the choice),
+    :mod:`~therapy_app.practice.tries` (SCORING → FEEDBACK),
+    :mod:`~therapy_app.practice.lists` (repetition and completion lists), all
+    sharing one :class:`~therapy_app.practice.machine.PracticeMachine`.
 
     Args:
         kind: which exercise.

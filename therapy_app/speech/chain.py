@@ -1,10 +1,9 @@
-"""The one speech path: record → hear (VAD once) → correct → speak; each step a plain function.
+"""The one speech path: record → hear (one VAD pass) → correct → speak, a function per step."""
 
-The command-line loop runs :func:`run_utterance` (hear, correct, synthesise)
-on each clip; the practice controller schedules the same functions one by
-one on its workers, between its states. Storing an attempt is the practice
-session's job (:mod:`therapy_app.practice.session_store`).
-"""
+# The command-line loop runs run_utterance (hear, correct, synthesise) on each
+# clip; the practice controller schedules the same functions one by one on its
+# workers, between its states. Storing an attempt is the practice session's job
+# (therapy_app.practice.session_store): the command line stores nothing.
 
 from __future__ import annotations
 
