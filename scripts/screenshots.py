@@ -108,7 +108,7 @@ def run(out: Path) -> list[Path]:
     from therapy_app.gui.app import create_application
     from therapy_app.gui.main_window import MainWindow
     from therapy_app.practice.events import CueGiven, State
-    from therapy_app.practice.services import SilentPlayer
+    from therapy_app.speech.services import SilentPlayer
     from therapy_app.storage import SessionRepository
 
     app = create_application([sys.argv[0]])

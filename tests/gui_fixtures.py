@@ -13,7 +13,8 @@ from therapy_app.gui.main_window import MainWindow
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.theme import apply_theme
 from therapy_app.practice.events import PracticeEvent, State
-from therapy_app.practice.services import LOAD_STEPS, LoadStep, SilentPlayer
+from therapy_app.speech.loading import LOAD_STEPS, LoadStep
+from therapy_app.speech.services import SilentPlayer
 from therapy_app.storage import SessionRepository
 
 # Real-model steps take a few seconds each on a shared 2-core machine.

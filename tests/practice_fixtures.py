@@ -12,7 +12,8 @@ from therapy_app import paths
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.recorder import FileAudioSource, Recorder
 from therapy_app.audio.wavio import read_wav
-from therapy_app.practice.services import LOAD_STEPS, SilentPlayer, SpeechServices, assemble
+from therapy_app.speech.loading import LOAD_STEPS, assemble
+from therapy_app.speech.services import SilentPlayer, SpeechServices
 
 SPEECH_DIR = Path(__file__).resolve().parent / "data" / "speech"
 # Silence after each clip, as if the microphone stayed open after the patient
@@ -87,3 +88,40 @@ def shared_engines() -> dict[str, object]:
 def make_services(spoken: SpokenClips, player: SilentPlayer) -> SpeechServices:
     """Real models, speech from committed WAVs (``spoken``), no speaker."""
     return assemble(dict(shared_engines()), recorder_factory=spoken, player=player)
+
+
+def damaged_corrector_models(folder: Path, damage: str) -> Path:
+    """A models folder (for ``THERAPY_APP_MODELS_DIR``) whose corrector is broken.
+
+    The recogniser and the VAD are the built ones (linked); the corrector is a
+    real copy of ``resources/models/corrector-fr`` damaged as ``damage`` says:
+    "flipped" (bytes changed inside ``encoder.onnx``, same size) or "sidecar"
+    (``model.json`` cut in half). It comes first: the shipped corrector in
+    ``resources/models`` is only searched after ``THERAPY_APP_MODELS_DIR``.
+
+    Returns:
+        The models folder.
+    """
+    import shutil
+
+    from therapy_app import model_store
+
+    require_models()
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in (model_store.ASR_MODEL, model_store.VAD_MODEL):
+        (folder / name).symlink_to(paths.build_models_dir() / name, target_is_directory=True)
+    corrector = folder / model_store.CORRECTOR_MODEL
+    shutil.copytree(paths.resources_dir() / "models" / model_store.CORRECTOR_MODEL, corrector)
+    if damage == "flipped":
+        encoder = corrector / "encoder.onnx"
+        data = bytearray(encoder.read_bytes())
+        middle = len(data) // 2
+        data[middle : middle + 64] = bytes(b ^ 0xFF for b in data[middle : middle + 64])
+        encoder.write_bytes(bytes(data))
+    elif damage == "sidecar":
+        sidecar = corrector / model_store.SIDECAR
+        text = sidecar.read_text(encoding="utf-8")
+        sidecar.write_text(text[: len(text) // 2], encoding="utf-8")
+    else:
+        raise ValueError(damage)
+    return folder

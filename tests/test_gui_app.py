@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 
 from therapy_app.audio.recorder import Recorder, SoundDeviceSource  # noqa: E402
 from therapy_app.practice.events import ErrorOccurred, State  # noqa: E402
-from therapy_app.practice.services import LOAD_STEPS  # noqa: E402
+from therapy_app.speech.loading import LOAD_STEPS  # noqa: E402
 
 pytest_plugins = ("gui_fixtures",)
 pytestmark = pytest.mark.gui
@@ -54,6 +54,35 @@ def test_several_profiles_are_listed_and_picked_with_the_keyboard(
     assert window.patient.display_name == "Paul Durand"
     driver.key(Qt.Key.Key_Escape)
     driver.wait_screen("profiles")
+
+
+@pytest.mark.slow
+def test_a_damaged_corrector_is_noticed_in_french_and_the_app_goes_on(
+    open_window, gui_repository, tmp_path, monkeypatch
+):
+    from gui_fixtures import preloaded_steps
+    from practice_fixtures import damaged_corrector_models
+
+    from therapy_app.speech.loading import load_corrector
+
+    engines = preloaded_steps()  # loaded before the corrector is broken
+    models = damaged_corrector_models(tmp_path / "models", "flipped")
+    monkeypatch.setenv("THERAPY_APP_MODELS_DIR", str(models))
+    # The real corrector step (the one `therapy-app loop` runs too).
+    steps = [s for s in engines if s.key != "corrector"]
+    steps += [s for s in LOAD_STEPS if s.key == "corrector"]
+    gui_repository.create_patient("Jeanne Martin")
+    driver = open_window(steps=steps)
+    driver.wait_ready()
+    window = driver.window
+    notice = load_corrector().notice  # the text the command line prints
+    assert window.services.corrector is None
+    assert window.services.notices == (notice,)
+    driver.qtbot.waitUntil(window.banner.isVisible, timeout=5000)
+    assert window.banner.text() == notice
+    assert window.loader.error is None
+    driver.wait_screen("chooser")
+    assert all(b.isEnabled() for b in window.chooser.buttons.values())
 
 
 @pytest.mark.slow

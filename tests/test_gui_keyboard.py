@@ -11,7 +11,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt  # noqa: E402
 
 from therapy_app.practice.events import Feedback, ItemPresented, State  # noqa: E402
-from therapy_app.practice.services import LoadStep  # noqa: E402
+from therapy_app.speech.loading import LoadStep  # noqa: E402
 
 pytest_plugins = ("gui_fixtures",)
 pytestmark = [pytest.mark.gui, pytest.mark.slow]

@@ -20,7 +20,7 @@ from therapy_app.practice.events import (
     StateChanged,
 )
 from therapy_app.practice.scheduling import InlineScheduler
-from therapy_app.practice.services import SilentPlayer, SpeechServices
+from therapy_app.speech.services import SilentPlayer, SpeechServices
 from therapy_app.storage import SessionRepository
 
 pytestmark = pytest.mark.slow
@@ -312,7 +312,7 @@ def test_the_patient_ends_the_recording_explicitly(
     from therapy_app import pause_tolerance
     from therapy_app.audio.recorder import FileAudioSource, Recorder, StopReason
     from therapy_app.practice.controller import PracticeSettings
-    from therapy_app.practice.services import assemble
+    from therapy_app.speech.loading import assemble
 
     first, halting = _halting_clip()
     # Real time, as from a microphone that stays open: only the patient can end it.

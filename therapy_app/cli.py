@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
@@ -21,7 +22,8 @@ from therapy_app.tts.options import MAX_PAUSE_MS, MAX_RATE_WPM, MIN_RATE_WPM
 
 if TYPE_CHECKING:  # imported lazily at run time: `--help` and `doctor` start fast
     from therapy_app.audio.clip import AudioClip
-    from therapy_app.pipeline import LoopResult, SpeechLoop
+    from therapy_app.speech.chain import UtteranceResult
+    from therapy_app.speech.services import SpeechServices
 
 _LOGGER = logging.getLogger("therapy_app.cli")
 
@@ -249,15 +251,16 @@ def _play(clip: AudioClip) -> None:
         player.play(clip, blocking=True)
 
 
-def _print_result(result: LoopResult, index: int) -> None:
+def _print_result(result: UtteranceResult, index: int) -> None:
     t = result.timings
-    _out(f"[{index}] entendu   ({t.get('asr', 0):.2f} s) : {result.heard.text or '(rien)'}")
-    if result.correction is not None:
-        restored = [w for op in result.correction.diff if op.kind == "restored" for w in op.target]
-        if result.correction.refusal is not None:
-            _out(f"[{index}] non corrigé : {result.correction.refusal}")
+    _out(f"[{index}] entendu   ({t.get('asr', 0):.2f} s) : {result.text or '(rien)'}")
+    correction = result.correction.correction if result.correction is not None else None
+    if correction is not None:
+        restored = [w for op in correction.diff if op.kind == "restored" for w in op.target]
+        if correction.refusal is not None:
+            _out(f"[{index}] non corrigé : {correction.refusal}")
         else:
-            _out(f"[{index}] corrigé   ({t.get('correct', 0):.2f} s) : {result.correction.best}")
+            _out(f"[{index}] corrigé   ({t.get('correct', 0):.2f} s) : {correction.best}")
         if restored:
             _out(f"[{index}] restauré  : {' '.join(restored)}")
     if result.speech is not None:
@@ -265,13 +268,19 @@ def _print_result(result: LoopResult, index: int) -> None:
 
 
 def _cmd_loop(args: argparse.Namespace) -> int:
-    from therapy_app.pipeline import SpeechLoop
+    # The practice screens' own speech path and loader (therapy_app.speech).
+    from therapy_app.speech import chain
+    from therapy_app.speech.loading import load_services, load_steps
+    from therapy_app.speech.services import SilentPlayer
     from therapy_app.tts.options import SynthesisOptions
 
     _err("Chargement des modèles…")
-    loop = SpeechLoop.load(provider=args.provider, use_corrector=not args.no_correct)
-    if loop.corrector is None and not args.no_correct:
-        _err("Correcteur absent : la transcription brute sera prononcée.")
+    services = load_services(
+        player=SilentPlayer() if args.no_play else None,
+        steps=load_steps(args.provider, with_corrector=not args.no_correct),
+    )
+    for notice in services.notices:
+        _err(notice)
     options = SynthesisOptions(rate_wpm=args.rate)
     inputs = list(args.input or [])
     if args.demo:
@@ -295,11 +304,11 @@ def _cmd_loop(args: argparse.Namespace) -> int:
             clip = _read_clip(inputs[index - 1])
             _out(f"[{index}] fichier   : {inputs[index - 1]} ({clip.duration:.1f} s)")
         else:
-            recorded = _record(loop)
+            recorded = _record(services)
             if recorded is None:
                 return 0
             clip = recorded
-        result = loop.process(clip, options)
+        result = chain.run_utterance(services, clip, options)
         _print_result(result, index)
         if result.speech is not None:
             if out_dir is not None:
@@ -307,23 +316,27 @@ def _cmd_loop(args: argparse.Namespace) -> int:
 
                 target = write_wav(out_dir / f"reponse_{index:03d}.wav", result.speech)
                 _out(f"[{index}] écrit     : {target}")
-            if not args.no_play:
-                _play(result.speech)
+            chain.play_clip(services, result.speech)
         if args.once:
             return 0
 
 
-def _record(loop: SpeechLoop) -> AudioClip | None:
-    from therapy_app.audio.recorder import Recorder
+def _record(services: SpeechServices) -> AudioClip | None:
+    from therapy_app.audio.recorder import RecorderSettings
+    from therapy_app.speech import chain
+    from therapy_app.vad.silero import DEFAULT_TRAILING_SILENCE_MS
 
     _err("Parlez… (arrêt automatique à la fin de la phrase, Ctrl+C pour quitter)")
-    detector = loop.vad.end_of_speech_detector() if loop.vad is not None else None
+    limits = RecorderSettings(max_seconds=30.0, no_speech_timeout_s=8.0)
+    recorder = chain.start_recording(services, DEFAULT_TRAILING_SILENCE_MS, limits)
     try:
-        clip = Recorder().record_utterance(max_seconds=30.0, end_of_speech=detector)
+        captured = chain.capture(recorder)
     except KeyboardInterrupt:
+        with contextlib.suppress(TherapyAppError):
+            recorder.stop()  # close the microphone; the clip so far is not wanted
         return None
-    _out(f"enregistré : {clip.duration:.1f} s")
-    return clip
+    _out(f"enregistré : {captured.clip.duration:.1f} s")
+    return captured.clip
 
 
 PASSPHRASE_ENV = "THERAPY_APP_BACKUP_PASSPHRASE"

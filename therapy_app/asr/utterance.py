@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from therapy_app.audio.clip import AudioClip
+from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
+from therapy_app.vad.silero import pause_ratio_of, speech_segments_in
 
 if TYPE_CHECKING:
     from therapy_app.asr.recognizer import DecodeOptions, SpeechRecognizer, Transcript
@@ -25,6 +26,8 @@ PAUSE_GAP_S = 0.3
 SEGMENT_PAD_MS = 100
 # Silence kept around the speech in the stored recording.
 TRIM_PAD_MS = 300
+# Shorter gaps are not pauses (the usual threshold in aphasia research, 200-250 ms).
+PAUSE_MIN_MS = 250
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,9 @@ def hear(
 ) -> HeardUtterance | None:
     """Find the speech, shorten long pauses for the recogniser and transcribe.
 
+    The VAD runs once over ``clip``: the same probabilities give the trimming
+    and the pause ratio.
+
     Args:
         recognizer: the ASR.
         vad: the voice activity detector.
@@ -94,14 +100,18 @@ def hear(
     Raises:
         AudioInputError: the clip cannot be recognised (too long, corrupt).
     """
-    prepared = prepare(vad, clip, gap_s)
+    prepared = _prepare(vad, clip, gap_s)
     if prepared is None:
         return None
-    trimmed, asr_clip = prepared
-    pause = vad.pause_ratio(trimmed)
     start = time.perf_counter()
-    transcript = recognizer.transcribe(asr_clip, options)
-    return HeardUtterance(trimmed, asr_clip, transcript, pause, time.perf_counter() - start)
+    transcript = recognizer.transcribe(prepared.asr_clip, options)
+    return HeardUtterance(
+        prepared.clip,
+        prepared.asr_clip,
+        transcript,
+        prepared.pause_ratio,
+        time.perf_counter() - start,
+    )
 
 
 def prepare(
@@ -113,9 +123,23 @@ def prepare(
     model is trained on exactly what it hears in the app. None when the VAD
     finds no speech.
     """
+    prepared = _prepare(vad, clip, gap_s)
+    return None if prepared is None else (prepared.clip, prepared.asr_clip)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    clip: AudioClip
+    asr_clip: AudioClip
+    pause_ratio: float
+
+
+def _prepare(vad: VoiceActivityDetector, clip: AudioClip, gap_s: float) -> _Prepared | None:
     if clip.duration == 0:
         return None
-    segments = vad.speech_segments(clip, pad_ms=SEGMENT_PAD_MS)
+    probs = vad.speech_probabilities(clip)  # the one pass of the model over the utterance
+    length = int(round(clip.duration * SAMPLE_RATE))
+    segments = speech_segments_in(probs, length, pad_ms=SEGMENT_PAD_MS)
     if not segments:
         return None
     extra = (TRIM_PAD_MS - SEGMENT_PAD_MS) / 1000.0
@@ -124,4 +148,6 @@ def prepare(
     # Same edges as the stored clip: only the pauses inside differ.
     edged = [replace(segments[0], start_s=max(0.0, first))] + segments[1:]
     edged[-1] = replace(edged[-1], end_s=min(clip.duration, last))
-    return trimmed, shorten_pauses(clip, edged, gap_s)
+    # Pauses between the first and the last speech: the same span as the trimmed clip.
+    pauses = speech_segments_in(probs, length, min_silence_ms=PAUSE_MIN_MS, pad_ms=0)
+    return _Prepared(trimmed, shorten_pauses(clip, edged, gap_s), pause_ratio_of(pauses))

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from therapy_app.errors import TherapyAppError
 from therapy_app.gui.main_window import MainWindow
 from therapy_app.gui.theme import apply_theme
-from therapy_app.practice.services import SilentPlayer
+from therapy_app.speech.services import SilentPlayer
 from therapy_app.storage import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)

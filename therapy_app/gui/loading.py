@@ -11,19 +11,14 @@ from PySide6.QtCore import QObject, Signal
 from therapy_app.audio.recorder import Recorder
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.practice.events import french_message
-from therapy_app.practice.services import (
-    LOAD_STEPS,
-    AudioOutput,
-    LoadStep,
-    SpeechServices,
-    assemble,
-)
+from therapy_app.speech.loading import LOAD_STEPS, LoadStep, assemble
+from therapy_app.speech.services import AudioOutput, SpeechServices
 
 _LOGGER = logging.getLogger(__name__)
 
 
 class ServicesLoader(QObject):
-    """Runs :data:`~therapy_app.practice.services.LOAD_STEPS` in order, off the UI thread.
+    """Runs :data:`~therapy_app.speech.loading.LOAD_STEPS` in order, off the UI thread.
 
     Args:
         runner: the application's task runner (steps go to its inference worker).

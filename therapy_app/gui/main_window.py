@@ -33,7 +33,8 @@ from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.widgets import Avatar, Banner, ElidedLabel, big_button, label
 from therapy_app.practice.controller import PracticeController, PracticeSettings
 from therapy_app.practice.events import ExerciseKind, french_message
-from therapy_app.practice.services import LOAD_STEPS, AudioOutput, LoadStep, SpeechServices
+from therapy_app.speech.loading import LOAD_STEPS, LoadStep
+from therapy_app.speech.services import AudioOutput, SpeechServices
 from therapy_app.storage import Patient, SessionRepository
 
 if TYPE_CHECKING:  # imported on first use (open_therapist_area)
@@ -325,7 +326,10 @@ class MainWindow(QMainWindow):
     def _services_loaded(self, services: SpeechServices) -> None:
         self.chooser.set_ready(True)
         if services.corrector is None:
-            _LOGGER.info("free speech without correction (model not installed)")
+            _LOGGER.info("free speech without correction")
+        if services.notices:
+            # The same French notice as `therapy-app loop` prints (a missing or damaged corrector).
+            self.banner.show_notice(" ".join(services.notices))
         self.services_ready.emit()
 
     # ----- exercises --------------------------------------------------------------

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.practice.events import ExerciseKind
 from therapy_app.practice.scoring import ScoreResult
-from therapy_app.practice.steps import Analysis, CorrectionResult
+from therapy_app.speech.chain import CorrectionResult
 from therapy_app.storage.records import AttemptRecord, Candidate, StepTimings
 
 
@@ -24,14 +25,14 @@ class TryOutcome:
     """
 
     kind: ExerciseKind
-    analysis: Analysis
+    analysis: HeardUtterance
     score: ScoreResult
     target: str
     cue_level: int
     tts_s: float | None
 
 
-def _transcript_fields(analysis: Analysis) -> dict[str, object]:
+def _transcript_fields(analysis: HeardUtterance) -> dict[str, object]:
     transcript = analysis.transcript
     return {
         "raw_transcript": transcript.text,
@@ -74,7 +75,7 @@ def item_record(
 
 def free_speech_record(
     session_id: int,
-    utterance: Analysis,
+    utterance: HeardUtterance,
     correction: CorrectionResult,
     chosen: str | None,
     provider: str,

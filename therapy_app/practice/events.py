@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
-from therapy_app.correction.diff import DiffOp
 from therapy_app.errors import TherapyAppError
+
+# Proposals are made by the speech path; the GUI reads them from these events.
+from therapy_app.speech.chain import Proposal as Proposal
 
 
 class ExerciseKind(StrEnum):
@@ -85,22 +87,6 @@ class Heard:
     text: str
     duration_s: float
     is_repetition: bool
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """A sentence offered in "Vouliez-vous dire… ?".
-
-    Attributes:
-        text: the sentence.
-        score: corrector score (higher is surer); 0.0 for the raw transcript.
-        diff: word operations from what was heard to ``text`` (restored words
-            are highlighted in the GUI).
-    """
-
-    text: str
-    score: float
-    diff: list[DiffOp] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -178,8 +178,9 @@ class VoiceActivityDetector:
         """
         samples = np.asarray(_at_16k(clip), dtype=np.float32)
         probs = self._probabilities(samples)
-        raw = segments_from_probabilities(probs, threshold, min_speech_ms, min_silence_ms)
-        return _pad(raw, pad_ms * SAMPLE_RATE // 1000, len(samples))
+        return speech_segments_in(
+            probs, len(samples), threshold, min_speech_ms, min_silence_ms, pad_ms
+        )
 
     def trim(self, clip: AudioClip, pad_ms: int = 200) -> AudioClip:
         """The clip from the first to the last speech, with ``pad_ms`` around it.
@@ -202,12 +203,7 @@ class VoiceActivityDetector:
         Returns:
             0.0 (no pause, or less than two speech stretches) to < 1.0.
         """
-        segments = self.speech_segments(clip, min_silence_ms=min_pause_ms, pad_ms=0)
-        if len(segments) < 2:
-            return 0.0
-        span = segments[-1].end_s - segments[0].start_s
-        speech = sum(s.duration for s in segments)
-        return max(0.0, (span - speech) / span) if span > 0 else 0.0
+        return pause_ratio_of(self.speech_segments(clip, min_silence_ms=min_pause_ms, pad_ms=0))
 
     def end_of_speech_detector(
         self,
@@ -254,6 +250,41 @@ def segments_from_probabilities(
     if triggered and total - start > min_speech:
         segments.append((start, temp_end or total))
     return segments
+
+
+def speech_segments_in(
+    probs: np.ndarray,
+    length: int,
+    threshold: float = 0.5,
+    min_speech_ms: int = 250,
+    min_silence_ms: int = 300,
+    pad_ms: int = 100,
+) -> list[SpeechSegment]:
+    """:meth:`VoiceActivityDetector.speech_segments` from probabilities already computed.
+
+    Lets one pass of the model over an utterance give both its trimming
+    segments and its pauses (issue 10: the VAD ran twice per utterance).
+
+    Args:
+        probs: :meth:`VoiceActivityDetector.speech_probabilities` of the clip.
+        length: the clip's length in samples at 16 kHz.
+        threshold, min_speech_ms, min_silence_ms, pad_ms: as in ``speech_segments``.
+    """
+    raw = segments_from_probabilities(probs, threshold, min_speech_ms, min_silence_ms)
+    return _pad(raw, pad_ms * SAMPLE_RATE // 1000, length)
+
+
+def pause_ratio_of(segments: list[SpeechSegment]) -> float:
+    """Share of silence between the first and the last of unpadded ``segments``.
+
+    Returns:
+        0.0 (fewer than two segments) to < 1.0.
+    """
+    if len(segments) < 2:
+        return 0.0
+    span = segments[-1].end_s - segments[0].start_s
+    speech = sum(s.duration for s in segments)
+    return max(0.0, (span - speech) / span) if span > 0 else 0.0
 
 
 def _pad(raw: list[tuple[int, int]], pad: int, length: int) -> list[SpeechSegment]:

@@ -1,0 +1,161 @@
+"""Free speech: CORRECTING → REVIEWING → a chosen sentence to repeat; the utterance stored once."""
+
+from __future__ import annotations
+
+from therapy_app.asr.utterance import HeardUtterance
+from therapy_app.exercises import ExerciseContent
+from therapy_app.practice import attempts, cues, items
+from therapy_app.practice.events import Corrected, Cue, ExerciseKind, ItemPresented, Proposal, State
+from therapy_app.practice.listening import Listening
+from therapy_app.practice.machine import PracticeMachine
+from therapy_app.practice.session_store import SessionStore
+from therapy_app.practice.tries import ItemTries
+from therapy_app.practice.voice import NO_CUE, Voice
+from therapy_app.speech import chain
+from therapy_app.speech.services import SpeechServices
+from therapy_app.storage.records import AttemptRecord
+
+NOT_UNDERSTOOD = "Je n'ai pas bien compris. Essayons encore."
+
+
+class FreeSpeechCycle:
+    """One utterance at a time: its proposals, the patient's choice, then repetition tries.
+
+    Args:
+        machine: the session's state machine.
+        services: the engines (the corrector may be absent).
+        store: where the utterance is saved.
+        voice: reads proposals and the chosen sentence.
+        tries: practises the chosen sentence.
+        listening: its last recording belongs to the current cycle.
+        content: the exercise lists (distractors for scoring the choice).
+    """
+
+    def __init__(
+        self,
+        machine: PracticeMachine,
+        services: SpeechServices,
+        store: SessionStore,
+        voice: Voice,
+        tries: ItemTries,
+        listening: Listening,
+        content: ExerciseContent,
+    ) -> None:
+        self._machine = machine
+        self._services = services
+        self._store = store
+        self._voice = voice
+        self._tries = tries
+        self._listening = listening
+        self._content = content
+        self._utterance: HeardUtterance | None = None
+        self._correction: chain.CorrectionResult | None = None
+        self._chosen: str | None = None
+        self._saved = True  # the utterance's record is stored (or queued)
+
+    def repeating_next(self) -> bool:
+        """True when the next recording is a try at the chosen sentence, not a new utterance."""
+        if self._chosen is None:
+            return False
+        state = self._machine.state
+        if state is State.FEEDBACK and self._tries.last_outcome is not None:
+            # After the cycle ended the next recording is a new utterance.
+            return not self._tries.finished
+        return state in (State.AWAITING_REPETITION, State.SPEAKING)
+
+    def new_cycle(self) -> None:
+        """Store the previous utterance if needed and get ready for a new one (IDLE)."""
+        self.save()
+        self._utterance = self._correction = None
+        self._chosen = None
+        self._tries.clear()
+        self._listening.last_clip = None
+        self._voice.cue = NO_CUE
+        self._machine.rest_state = State.IDLE
+        if not self._machine.waiting_for_engines:
+            self._machine.set_state(State.IDLE)
+
+    def heard(self, utterance: HeardUtterance) -> None:
+        """A new utterance was heard: correct it (CORRECTING)."""
+        text = utterance.transcript.text
+        if not text.strip():
+            self._machine.rest(NOT_UNDERSTOOD)
+            return
+        self._utterance = utterance
+        self._machine.set_state(State.CORRECTING)
+        self._machine.submit(chain.correct, self._services, text, on_done=self._corrected)
+
+    def _corrected(self, result: chain.CorrectionResult) -> None:
+        self._correction = result
+        heard = self._utterance.transcript.text if self._utterance else ""
+        self._saved = False
+        refusal = result.correction.refusal if result.correction is not None else None
+        corrected = result.correction is not None and refusal is None
+        self._machine.emit(Corrected(heard, list(result.proposals), corrected, refusal))
+        self._machine.rest_state = State.REVIEWING
+        self._machine.set_state(State.REVIEWING)
+
+    @property
+    def proposals(self) -> list[Proposal]:
+        """The sentences offered (empty before a correction)."""
+        return list(self._correction.proposals) if self._correction else []
+
+    def choosing(self) -> bool:
+        """True while the patient picks a proposal (also while one is read out)."""
+        state = self._machine.state
+        return self._correction is not None and (
+            state is State.REVIEWING
+            or (state is State.SPEAKING and self._machine.rest_state is State.REVIEWING)
+        )
+
+    def _proposal(self, index: int) -> str | None:
+        if not self.choosing() or self._correction is None:
+            return None
+        if not 0 <= index < len(self._correction.proposals):
+            return None
+        return self._correction.proposals[index].text
+
+    def hear_proposal(self, index: int) -> bool:
+        """Say proposal ``index`` slowly without choosing it (many patients read slowly)."""
+        text = self._proposal(index)
+        if text is None:
+            return False
+        self._voice.stop_sound()
+        self._voice.speak(Cue(0, "", text, text, cues.SLOW_RATE_WPM), then=State.REVIEWING)
+        return True
+
+    def choose(self, index: int) -> bool:
+        """Pick proposal ``index``: it is stored with the utterance, spoken, then repeated."""
+        text = self._proposal(index)
+        if text is None:
+            return False
+        self._voice.stop_sound()  # a proposal being read out
+        self._chosen = text
+        self.save()  # the utterance and the choice, before any repetition try
+        item = items.free_speech_item(text, self._content)
+        self._tries.start(item, ItemPresented(ExerciseKind.FREE_SPEECH, text, text, 0, 0, 1))
+        return True
+
+    def save(self) -> None:
+        """Store the utterance once: when a proposal is chosen, or when leaving.
+
+        Leaving the proposals without choosing stores no chosen sentence (and
+        so no repetition score): nothing is invented.
+        """
+        if self._saved or self._utterance is None or self._correction is None:
+            return
+        self._saved = True
+        utterance, correction, chosen = self._utterance, self._correction, self._chosen
+        services = self._services
+
+        def build(session_id: int) -> AttemptRecord:
+            return attempts.free_speech_record(
+                session_id,
+                utterance,
+                correction,
+                chosen,
+                services.provider,
+                services.model_versions,
+            )
+
+        self._store.save(build, utterance.clip)

@@ -1,0 +1,118 @@
+"""Repetition and completion lists: which list, where it resumes, and moving from item to item."""
+
+from __future__ import annotations
+
+import logging
+
+from therapy_app.exercises import ExerciseContent
+from therapy_app.practice import items, resume
+from therapy_app.practice.events import ExerciseKind, ItemPresented, Notice
+from therapy_app.practice.listening import Listening
+from therapy_app.practice.machine import PracticeMachine
+from therapy_app.practice.settings import PracticeSettings
+from therapy_app.practice.tries import ItemTries
+from therapy_app.storage.repository import SessionRepository
+
+_LOGGER = logging.getLogger(__name__)
+
+LIST_DONE = "Bravo, vous avez fait toute la liste ! On recommence au début."
+
+
+class ItemLists:
+    """The current list of a repetition or completion session.
+
+    Args:
+        machine: the session's state machine.
+        kind: repetition or completion.
+        content: the exercise lists.
+        settings: the first levels and whether repetition resumes.
+        repository, patient_id: where the resume point is read.
+        tries: practises the item presented.
+        listening: its last recording is forgotten on a new item.
+    """
+
+    def __init__(
+        self,
+        machine: PracticeMachine,
+        kind: ExerciseKind,
+        content: ExerciseContent,
+        settings: PracticeSettings,
+        repository: SessionRepository,
+        patient_id: int,
+        tries: ItemTries,
+        listening: Listening,
+    ) -> None:
+        self._machine = machine
+        self._kind = kind
+        self._content = content
+        self._settings = settings
+        self._repository = repository
+        self._patient_id = patient_id
+        self._tries = tries
+        self._listening = listening
+        self.list = items.ItemList()
+        self.level = settings.repetition_level
+        """Current list level (repetition 1..3, completion 0 = all)."""
+
+    def begin(self) -> None:
+        """Present the first item, or where the patient stopped last time (repetition)."""
+        if self._kind is ExerciseKind.REPETITION and self._settings.resume:
+            # Pick up where the patient stopped last time (issue 10), read on
+            # the database worker; the first list's first sentence otherwise.
+            self._machine.submit(
+                resume.repetition_resume_point,
+                self._repository,
+                self._patient_id,
+                self._content,
+                pool="db",
+                on_done=self._resume,
+                on_error=self._resume_unknown,
+            )
+            return
+        self._load()
+        self.present(0)
+
+    def _resume_unknown(self, exc: BaseException) -> None:
+        _LOGGER.warning("cannot read where repetition stopped, starting over: %r", exc)
+        self._resume(None)
+
+    def _resume(self, point: resume.ResumePoint | None) -> None:
+        if point is not None:
+            self.level = point.level
+        self._load()
+        self.present(point.index if point is not None else 0)
+
+    def _load(self) -> None:
+        if self._kind is ExerciseKind.REPETITION:
+            self.list.replace(items.repetition_items(self._content, self.level))
+        else:
+            completion_level = self._settings.completion_level
+            self.list.replace(items.completion_items(self._content, completion_level))
+            self.level = completion_level or 0
+
+    def set_level(self, level: int) -> bool:
+        """Switch the repetition list to ``level`` (1..3) and present its first sentence."""
+        if self._kind is not ExerciseKind.REPETITION or self._machine.waiting_for_engines:
+            return False
+        self.level = level
+        self._load()
+        self.present(0)
+        return True
+
+    def present(self, index: int) -> None:
+        """Show item ``index`` of the list and say it (past the end: back to the start)."""
+        if not len(self.list):
+            return
+        if index >= len(self.list):
+            self._machine.emit(Notice(LIST_DONE))
+            index = 0
+        item = self.list.select(index)
+        self._listening.last_clip = None  # "Ma voix" on a new item: nothing yet (issue 10)
+        presented = ItemPresented(
+            self._kind, item.prompt, item.target, item.level, index, len(self.list)
+        )
+        self._tries.start(item, presented)
+
+    def next(self) -> None:
+        """The next item."""
+        self.present(self.list.index + 1)

@@ -1,0 +1,31 @@
+"""What a practice session may be tuned with: recording limits and where the lists start."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from therapy_app.vad.silero import DEFAULT_TRAILING_SILENCE_MS
+
+
+@dataclass(frozen=True)
+class PracticeSettings:
+    """Recording limits and where the lists start.
+
+    Attributes:
+        max_seconds: longest recording (one recogniser window).
+        no_speech_timeout_s: stop listening when nothing is said for this long;
+            generous because starting to speak is hard in Broca's aphasia.
+        trailing_silence_ms: silence that ends an utterance (the patient's own
+            ``Patient.pause_tolerance_ms`` in the app); Space or the button ends it sooner.
+        repetition_level: first repetition level (1..3), when there is nothing to resume.
+        completion_level: completion level, None for all items.
+        resume: repetition starts after the last sentence finished in the
+            patient's latest repetition session (its list, its position).
+    """
+
+    max_seconds: float = 30.0
+    no_speech_timeout_s: float = 20.0
+    trailing_silence_ms: int = DEFAULT_TRAILING_SILENCE_MS
+    repetition_level: int = 1
+    completion_level: int | None = None
+    resume: bool = True

@@ -1,0 +1,1 @@
+"""The one speech path (record → hear → correct → speak) shared by the command line and the GUI."""
