@@ -64,3 +64,35 @@ def decide(
         and (transcript_gap is None or transcript_gap >= -TRANSCRIPT_SLACK)
     )
     return Verdict(by_words=by_words, by_sound=by_sound)
+
+
+def transcript_agrees(verdict: Verdict, wer: float | None, transcript_gap: float | None) -> bool:
+    """Whether the free transcript may be shown to the patient next to ``verdict``.
+
+    The screen says "J'ai entendu : «…»" under the verdict; a transcript that
+    contradicts it ("Bravo !" next to "mais finement j'ai une plume", issue 10)
+    confuses the patient more than no transcript. So it is shown only when it
+    supports the verdict:
+
+    * a success: only when the words themselves passed (``by_words``): a
+      success by sound alone means the transcript was not the target.
+    * a miss: only when the recogniser prefers its transcript to the target
+      (``transcript_gap < 0``, or no gap was measured): then what was heard is
+      the recogniser's best account of a different attempt. When the target
+      scores at least as well as the transcript, the transcript is not
+      evidence of the miss and is not shown.
+
+    Args:
+        verdict: the outcome of :func:`decide` for the try.
+        wer: lowest WER against the accepted forms; None when nothing was heard.
+        transcript_gap: target score minus the free transcript's; None when
+            not measured.
+
+    Returns:
+        True when the transcript may be shown.
+    """
+    if wer is None:
+        return False
+    if verdict.success:
+        return verdict.by_words
+    return transcript_gap is None or transcript_gap < 0.0

@@ -30,7 +30,7 @@ from therapy_app.practice.events import (
     french_message,
 )
 from therapy_app.practice.scheduling import Scheduler
-from therapy_app.practice.scoring import ScoreResult, score_try
+from therapy_app.practice.scoring import ScoreResult, score_try, shown_transcript
 from therapy_app.practice.services import SpeechServices
 from therapy_app.practice.session_store import SessionStore
 from therapy_app.storage.records import AttemptRecord
@@ -596,7 +596,7 @@ class PracticeController:
                 result.success,
                 result.stars,
                 message,
-                analysis.transcript.text,
+                shown_transcript(result, analysis.transcript.text),
                 item.target,
                 result.wer,
                 finished,
