@@ -9,6 +9,7 @@ from practice_fixtures import SpokenClips, shared_engines
 
 from therapy_app.audio.recorder import Recorder
 from therapy_app.errors import ModelMissingError
+from therapy_app.exercises import ExerciseContent
 from therapy_app.gui.main_window import MainWindow
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.theme import apply_theme
@@ -41,6 +42,7 @@ class WindowDriver:
         recorder_factory: recorders the exercises use.
         player: the voice output at the sound-card boundary.
         steps: engines to load; None for :func:`preloaded_steps`.
+        content: exercise lists; None for the bundled ones.
     """
 
     def __init__(
@@ -50,6 +52,7 @@ class WindowDriver:
         recorder_factory: Callable[[], Recorder],
         player: SilentPlayer,
         steps: list[LoadStep] | None = None,
+        content: ExerciseContent | None = None,
     ) -> None:
         from PySide6.QtWidgets import QApplication
 
@@ -61,6 +64,7 @@ class WindowDriver:
             recorder_factory=recorder_factory,
             player=player,
             load_steps=steps if steps is not None else preloaded_steps(),
+            content=content,
         )
         qtbot.addWidget(self.window)
         self.window.show()
@@ -145,7 +149,7 @@ def gui_repository():
 
 @pytest.fixture
 def open_window(qtbot, gui_repository, speech_queue, silent_player):
-    """Factory: ``open_window(steps=None, recorder_factory=None)`` -> :class:`WindowDriver`.
+    """Factory: ``open_window(steps=None, recorder_factory=None, content=None)`` -> driver.
 
     Defaults: preloaded real engines, the speech queue as microphone, no speaker.
     The window is shut down after the test.
@@ -155,9 +159,10 @@ def open_window(qtbot, gui_repository, speech_queue, silent_player):
     def factory(
         steps: list[LoadStep] | None = None,
         recorder_factory: Callable[[], Recorder] | None = None,
+        content: ExerciseContent | None = None,
     ) -> WindowDriver:
         driver = WindowDriver(
-            qtbot, gui_repository, recorder_factory or speech_queue, silent_player, steps
+            qtbot, gui_repository, recorder_factory or speech_queue, silent_player, steps, content
         )
         drivers.append(driver)
         return driver

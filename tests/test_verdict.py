@@ -29,6 +29,15 @@ def test_words_or_sound_decide():
     assert not decide(1.0, 3.0, -2.0).success  # the patient said something else
 
 
+def test_the_sound_can_withdraw_a_word_success():
+    # "Demain mardi sept septembre" heard word for word for "Demain mardi sept
+    # avril": WER 0.25, but the audio is far likelier as said (issue 10).
+    assert not decide(0.25, 2.15, -2.0).success
+    assert decide(0.25, 2.15, -0.5).by_words  # a misheard word, not contradicted
+    assert decide(0.0, None, -3.0).by_words  # word for word the target: nothing to contradict
+    assert decide(0.25).by_words  # storage has no sound: the words alone decide
+
+
 @pytest.mark.parametrize(
     ("heard", "success"),
     [

@@ -153,7 +153,10 @@ class Feedback:
         success: the try counts as right.
         stars: 0 to 3, for the encouraging display.
         message: French praise or encouragement ("Bravo !", "Essayons encore").
-        heard: what was recognised.
+        heard: what was recognised, only when it supports the verdict
+            (:func:`therapy_app.practice.scoring.shown_transcript`); "" otherwise,
+            and the screen then shows no transcript. The stored attempt keeps
+            the transcript.
         target: what was expected.
         wer: word error rate against the closest accepted answer.
         item_finished: True when the item is over (success, or no cue left):

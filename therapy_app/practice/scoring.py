@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from therapy_app.analysis.metrics import word_error_rate, words
 from therapy_app.asr.recognizer import ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
-from therapy_app.verdict import decide
+from therapy_app.verdict import Verdict, decide, transcript_agrees
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -211,6 +211,24 @@ def score_try(
         "success" if success else "miss",
     )
     return result
+
+
+def shown_transcript(result: ScoreResult, heard: str) -> str:
+    """What the feedback may show as "J'ai entendu" for this try: ``heard``, or "".
+
+    Only a transcript that supports the verdict is shown
+    (:func:`therapy_app.verdict.transcript_agrees`); the stored attempt keeps
+    the transcript whatever is shown.
+
+    Args:
+        result: the scored try.
+        heard: its transcript.
+
+    Returns:
+        ``heard`` stripped, or "" when it would contradict the verdict.
+    """
+    verdict = Verdict(by_words=result.by_words, by_sound=result.by_sound)
+    return heard.strip() if transcript_agrees(verdict, result.wer, result.transcript_gap) else ""
 
 
 def _plain(candidate: str, accepted: Sequence[str]) -> str:

@@ -13,7 +13,7 @@ from therapy_app.practice.events import (
     State,
 )
 from therapy_app.practice.machine import PracticeMachine
-from therapy_app.practice.scoring import ScoreResult, score_try
+from therapy_app.practice.scoring import ScoreResult, score_try, shown_transcript
 from therapy_app.practice.session_store import SessionStore
 from therapy_app.practice.voice import Voice
 from therapy_app.speech.services import SpeechServices
@@ -119,7 +119,7 @@ class ItemTries:
                 result.success,
                 result.stars,
                 message,
-                heard.transcript.text,
+                shown_transcript(result, heard.transcript.text),
                 item.target,
                 result.wer,
                 finished,

@@ -312,9 +312,14 @@ class PracticeScreen(QWidget):
             self.stars.hide()
         self.feedback_title.show()
         self.feedback_panel.show()
+        # ``heard`` is empty when the transcript would contradict the verdict
+        # (therapy_app.verdict.transcript_agrees): then no transcript is shown.
         if feedback.heard:
             self.heard.setText(f"J'ai entendu : «\u00a0{feedback.heard}\u00a0»")
             self.heard.show()
+        else:
+            self.heard.clear()
+            self.heard.hide()
         self.cue_label.hide()
         self.on_feedback_shown(feedback.success)
 
