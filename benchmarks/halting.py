@@ -189,6 +189,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--independent", action="store_true")
     parser.add_argument("--corrector-dir", type=Path, default=None)
     parser.add_argument(
+        "--asr-dir", type=Path, default=None, help="candidate whisper-base folder (default: built)"
+    )
+    parser.add_argument(
         "--pause-gap", type=float, default=PAUSE_GAP_S, help="pause cap in s (1000: none)"
     )
     parser.add_argument(
@@ -196,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/halting.json")
     args = parser.parse_args(argv)
-    recognizer = SpeechRecognizer.load(threads=args.threads)
+    recognizer = SpeechRecognizer.load(model_dir=args.asr_dir, threads=args.threads)
     if args.gate is not None:
         recognizer.default_options = replace(recognizer.default_options, adapter_gate=args.gate)
     vad = VoiceActivityDetector.load()
@@ -206,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
         "machine": {"cpu_count": __import__("os").cpu_count(), "python": platform.python_version()},
         "provider": recognizer.provider,
         "asr_version": json.loads(
-            (load_model("whisper-base").directory / "model.json").read_text()
+            ((args.asr_dir or load_model("whisper-base").directory) / "model.json").read_text()
         )["version"],
         "adapter_gate": recognizer.default_options.adapter_gate if recognizer.model.gated else None,
         "corrector_version": json.loads((meta_dir / "model.json").read_text())["version"],

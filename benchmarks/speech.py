@@ -118,13 +118,16 @@ def _vad_pass(clips) -> dict[str, object]:  # noqa: ANN001
     return {"rtf": round((time.perf_counter() - start) / total_audio, 4)}
 
 
-def run(threads: int, gate: float | None = None) -> dict[str, object]:
-    """Run every measurement (free transcription with adapter ``gate``); returns the report."""
+def run(threads: int, gate: float | None = None, asr_dir: Path | None = None) -> dict[str, object]:
+    """Run every measurement (free transcription with adapter ``gate``); returns the report.
+
+    ``asr_dir`` evaluates a candidate whisper-base folder instead of the built one.
+    """
     items = corpus()
     engine = deterministic_pico()
     clips = {u.uid: synthesize(engine, u) for u in items}
     start = time.perf_counter()
-    recognizer = SpeechRecognizer.load(threads=threads)
+    recognizer = SpeechRecognizer.load(model_dir=asr_dir, threads=threads)
     load_s = time.perf_counter() - start
     if gate is not None:
         recognizer.default_options = replace(recognizer.default_options, adapter_gate=gate)
@@ -171,9 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--gate", type=float, default=None, help="adapter gate for free transcription"
     )
+    parser.add_argument(
+        "--asr-dir", type=Path, default=None, help="candidate whisper-base folder (default: built)"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/speech.json")
     args = parser.parse_args(argv)
-    report = run(args.threads, args.gate)
+    report = run(args.threads, args.gate, args.asr_dir)
     print_table(report)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
