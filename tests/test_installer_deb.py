@@ -209,6 +209,19 @@ def test_version_folders_store_shared_files_once(chroot):
     assert list(chroot.host(chroot.lib / "therapy_app" / "__pycache__").glob(f"*.{tag}.pyc"))
 
 
+def test_python_update_compiles_the_bytecode_again(chroot):
+    # A python3.X update, or a distribution upgrade bringing a new python3,
+    # changes /usr/lib/python3.X: the package's file trigger compiles again.
+    cache = chroot.host(chroot.lib / "therapy_app" / "__pycache__")
+    shutil.rmtree(cache)
+    stdlib = f"libpython{chroot.python}-stdlib"
+    proc = chroot.run("apt-get", "install", "-y", "-q", "--reinstall", stdlib)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "Processing triggers for therapy-app" in proc.stdout, proc.stdout[-3000:]
+    tag = "cpython-" + chroot.python.replace(".", "")
+    assert list(cache.glob(f"*.{tag}.pyc")), "no bytecode after the trigger"
+
+
 def test_launchers_name_the_supported_pythons_when_none_fits(chroot):
     # Hide this python3's folder, as if the distribution's python3 were newer.
     folder = chroot.host(chroot.lib)

@@ -112,13 +112,15 @@ Description: speech therapy exercises for people with Broca's aphasia (French)
 """
 
 # Bytecode is compiled at install for every bundled python3.X the system has
-# (the one python3 runs, and any other installed beside it), and every
-# __pycache__ is removed before the files are, so that dpkg can remove the
-# folders; patient data (~/.local/share) is never touched.
+# (the one python3 runs, and any other installed beside it), and again when a
+# python3.X's standard library changes (file triggers below: an update, or a
+# distribution upgrade bringing a new python3); every __pycache__ is removed
+# before the files are, so that dpkg can remove the folders; patient data
+# (~/.local/share) is never touched.
 POSTINST = """\
 #!/bin/sh
 set -e
-if [ "$1" = configure ]; then
+if [ "$1" = configure ] || [ "$1" = triggered ]; then
     for version in {versions}; do
         if [ -x /usr/bin/python$version ]; then
             python$version -m compileall -q -j 0 /{prefix}/lib/py$version >/dev/null 2>&1 || true
@@ -126,6 +128,7 @@ if [ "$1" = configure ]; then
     done
 fi
 """
+TRIGGER = "interest-noawait /usr/lib/python{version}\n"
 PRERM = """\
 #!/bin/sh
 set -e
@@ -272,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     _write(out / "DEBIAN/control", CONTROL.format(**fields))
     _write(out / "DEBIAN/postinst", POSTINST.format(**fields), 0o755)
     _write(out / "DEBIAN/prerm", PRERM.format(**fields), 0o755)
+    _write(out / "DEBIAN/triggers", "".join(TRIGGER.format(version=v) for v in versions))
     _LOGGER.info("package tree: %s, %.1f MB", out, _stored_size(out) / 1e6)
     return 0
 
