@@ -87,14 +87,18 @@ def data_notices() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--site-packages", type=Path, required=True)
+    parser.add_argument("--site-packages", type=Path, action="append", required=True,
+                        help="site-packages folder (repeatable: one per python)")  # fmt: skip
     parser.add_argument("--models", type=Path, action="append", default=[],
                         help="folder of model folders (repeatable)")  # fmt: skip
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    if not args.site_packages.is_dir():
-        sys.exit(f"no such folder: {args.site_packages}")
-    parts = [HEADER, *package_notices(args.site_packages)]
+    parts = [HEADER]
+    for site_packages in args.site_packages:
+        if not site_packages.is_dir():
+            sys.exit(f"no such folder: {site_packages}")
+        # The same distribution bundled for several pythons is listed once.
+        parts += [n for n in package_notices(site_packages) if n not in parts]
     for models in args.models:
         parts += model_notices(models)
     parts += data_notices()

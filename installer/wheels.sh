@@ -12,8 +12,9 @@ relock() {
     local deps
     deps=$("$PYTHON" -c 'import tomllib,sys; print("\n".join(tomllib.load(open(sys.argv[1],"rb"))["project"]["dependencies"]))' "$ROOT/pyproject.toml")
     rm -rf "$work" && mkdir -p "$work"
+    # "|| return": a caller may run relock as a condition, where set -e is off.
     # shellcheck disable=SC2086
-    quiet_pip $NICE "$PYTHON" -m pip download -q "$@" -d "$work" $deps
+    quiet_pip $NICE "$PYTHON" -m pip download -q "$@" -d "$work" $deps || return
     {
         printf '%s\n' "$header"
         for w in "$work"/*.whl; do
@@ -25,18 +26,23 @@ relock() {
 }
 
 # fetch_locked LOCK CACHE OUT PIP_ARGS...: download LOCK's wheels into CACHE
-# (hash-checked) and link exactly those into OUT (the cache may hold older ones).
+# (hash-checked) and link exactly those into OUT. The cache may hold older
+# versions, and other builds of the same version (another python's wheels when
+# one cache serves several locks): the file is the one with the locked hash.
 fetch_locked() {
     local lock=$1 cache=$2 out=$3; shift 3
     quiet_pip $NICE "$PYTHON" -m pip download -q --no-deps --require-hashes "$@" \
         -d "$cache" -r "$lock"
     rm -rf "$out" && mkdir -p "$out"
-    local req n v pat f
-    while read -r req _; do
+    local req rest n v pat f found
+    while read -r req rest; do
         [[ -z $req || $req == \#* ]] && continue
         n=${req%%==*}; v=${req##*==}; pat=$(echo "$n" | tr - _)
-        f=$(find "$cache" -maxdepth 1 -iname "${pat}-${v}-*.whl" | head -1)
-        [[ -n $f ]] || { echo "locked wheel missing: $req" >&2; return 1; }
-        ln -s "$f" "$out/"
+        found=
+        while read -r f; do
+            [[ -n $f && $rest == *"sha256:$(sha256sum "$f" | cut -d' ' -f1)"* ]] && { found=$f; break; }
+        done < <(find "$cache" -maxdepth 1 -iname "${pat}-${v}-*.whl")
+        [[ -n $found ]] || { echo "locked wheel missing: $req" >&2; return 1; }
+        ln -s "$found" "$out/"
     done < "$lock"
 }

@@ -1,10 +1,13 @@
-"""Installs the .deb in a clean Debian 12 chroot and runs the installed app (issue 9).
+"""Installs the .deb in clean Debian 12 and 13 chroots and runs the installed app (issue 9).
 
-Run after ``installer/deb/build.sh``, as root::
+Every test runs once in a ``bookworm`` chroot (python3 3.11) and once in a
+``trixie`` one (python3 3.13): the one package serves both with the folder of
+bundled packages that matches the distribution's python3. Run after
+``installer/deb/build.sh``, as root::
 
     bash scripts/test.sh -m installer tests/test_installer_deb.py -v
 
-Needs Debian ``debootstrap`` (the base system is cached in ``build/deb/``),
+Needs Debian ``debootstrap`` (the base systems are cached in ``build/deb/``),
 ``xvfb``, ``x11-utils`` (xwininfo) and ``imagemagick`` (screenshot). apt inside
 the chroot reaches the Debian mirror to install the package's dependencies;
 every run of the installed app happens in a network namespace with no
@@ -27,11 +30,13 @@ pytestmark = pytest.mark.installer
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "deb"
-BASE_TAR = WORK / "bookworm-minbase.tar"
 ARTIFACTS = WORK / "test-artifacts"
 USER = "clinique"
 DATA = Path("home") / USER / ".local" / "share" / "therapy_app"
-LIB = Path("/opt/therapy-app/lib")
+PREFIX = Path("/opt/therapy-app")
+# The distributions tested, with their python3; the package bundles all three.
+SUITES = {"bookworm": "3.11", "trixie": "3.13"}
+BUNDLED_PYTHONS = ("3.11", "3.12", "3.13")
 WINDOW_TITLE = "Orthophonie"
 TOOLS = ("debootstrap", "chroot", "unshare", "mount", "Xvfb", "xwininfo")
 
@@ -46,6 +51,7 @@ class Chroot:
     """A throw-away Debian system with the package's dependencies reachable by apt."""
 
     root: Path
+    suite: str
     mounts: list[Path] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -81,19 +87,34 @@ class Chroot:
     def data(self) -> Path:
         return self.root / DATA
 
+    @property
+    def python(self) -> str:
+        """The distribution's python3 version, e.g. "3.11"."""
+        return SUITES[self.suite]
 
-def _base_system() -> Path:
-    """A cached ``debootstrap --variant=minbase bookworm`` tarball."""
-    if not BASE_TAR.is_file():
+    @property
+    def lib(self) -> Path:
+        """The bundled packages for this python3, as a path inside the chroot."""
+        return PREFIX / "lib" / f"py{self.python}"
+
+    def host(self, path: Path) -> Path:
+        """A path inside the chroot, seen from the host."""
+        return self.root / path.relative_to("/")
+
+
+def _base_system(suite: str) -> Path:
+    """A cached ``debootstrap --variant=minbase SUITE`` tarball."""
+    tarball = WORK / f"{suite}-minbase.tar"
+    if not tarball.is_file():
         WORK.mkdir(parents=True, exist_ok=True)
-        tmp = BASE_TAR.with_suffix(".tmp")
+        tmp = tarball.with_suffix(".tmp")
         subprocess.run(
-            ["debootstrap", "--variant=minbase", "--make-tarball", str(tmp), "bookworm",
-             str(WORK / "debootstrap-work"), "http://deb.debian.org/debian"],
+            ["debootstrap", "--variant=minbase", "--make-tarball", str(tmp), suite,
+             str(WORK / f"debootstrap-work-{suite}"), "http://deb.debian.org/debian"],
             check=True, capture_output=True, timeout=1800,
         )  # fmt: skip
-        tmp.replace(BASE_TAR)
-    return BASE_TAR
+        tmp.replace(tarball)
+    return tarball
 
 
 @pytest.fixture(scope="module")
@@ -107,15 +128,18 @@ def deb() -> Path:
     return found
 
 
-@pytest.fixture(scope="module")
-def chroot(tmp_path_factory: pytest.TempPathFactory, deb: Path) -> Iterator[Chroot]:
-    root = tmp_path_factory.mktemp("debian") / "root"
+@pytest.fixture(scope="module", params=list(SUITES))
+def chroot(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, deb: Path
+) -> Iterator[Chroot]:
+    suite: str = request.param
+    root = tmp_path_factory.mktemp(suite) / "root"
     subprocess.run(
-        ["debootstrap", "--variant=minbase", f"--unpack-tarball={_base_system()}", "bookworm",
+        ["debootstrap", "--variant=minbase", f"--unpack-tarball={_base_system(suite)}", suite,
          str(root), "http://deb.debian.org/debian"],
         check=True, capture_output=True, timeout=1800,
     )  # fmt: skip
-    system = Chroot(root)
+    system = Chroot(root, suite)
     for name in ("proc", "dev", "sys"):
         subprocess.run(["mount", "--rbind", f"/{name}", str(root / name)], check=True)
         system.mounts.append(root / name)
@@ -132,7 +156,7 @@ def chroot(tmp_path_factory: pytest.TempPathFactory, deb: Path) -> Iterator[Chro
         for mount in reversed(system.mounts):
             subprocess.run(["umount", "-R", "-l", str(mount)], check=False)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / "timings.txt").write_text(
+        (ARTIFACTS / f"timings-{suite}.txt").write_text(
             "".join(f"{k}: {v:.1f}\n" for k, v in system.timings.items())
         )
 
@@ -149,7 +173,10 @@ def _install(chroot: Chroot, deb_name: str) -> subprocess.CompletedProcess[str]:
 def test_apt_installs_the_package_with_distribution_dependencies_only(chroot, deb):
     proc = _install(chroot, deb.name)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert (chroot.root / "opt/therapy-app/lib/therapy_app/_models/whisper-base").is_dir()
+    # The distribution's own python3 (a dependency), whose folder the launchers use.
+    version = chroot.run("python3", "--version").stdout
+    assert version.startswith(f"Python {chroot.python}."), f"target python: {version}"
+    assert chroot.host(chroot.lib / "therapy_app/_models/whisper-base").is_dir()
     assert (chroot.root / "usr/share/applications/therapy-app.desktop").is_file()
     assert (chroot.root / "opt/therapy-app/THIRD_PARTY_LICENSES.txt").stat().st_size > 10_000
     icons = chroot.root / "usr/share/icons/hicolor"
@@ -157,18 +184,70 @@ def test_apt_installs_the_package_with_distribution_dependencies_only(chroot, de
         assert (icons / f"{size}x{size}/apps/therapy-app.png").is_file(), size
     # Nothing pip-installed into the system Python: the app's packages stay in /opt.
     assert chroot.run("python3", "-c", "import numpy").returncode != 0
-    # The bundled cp311 wheels need the target's own python3 to be 3.11.
-    assert chroot.run("python3", "--version").stdout.startswith("Python 3.11."), "target python"
 
 
-def _app_libraries(root: Path) -> list[str]:
+def test_version_folders_store_shared_files_once(chroot):
+    lib = chroot.host(PREFIX / "lib")
+    assert sorted(p.name for p in lib.iterdir()) == [f"py{v}" for v in BUNDLED_PYTHONS]
+    links = [p for p in lib.rglob("*") if p.is_symlink()]
+    assert len(links) > 1000, len(links)
+    # Relative links that stay inside the package and reach a file.
+    for link in links:
+        target = os.readlink(link)
+        assert not target.startswith("/"), (link, target)
+        assert link.resolve().is_relative_to(lib) and link.resolve().is_file(), (link, target)
+    # Qt (abi3) and onnxruntime's CUDA provider are stored in the first folder only.
+    for rel in (
+        "PySide6/Qt/lib/libQt6Core.so.6",
+        "onnxruntime/capi/libonnxruntime_providers_cuda.so",
+    ):
+        assert not (lib / "py3.11" / rel).is_symlink(), rel
+        for version in BUNDLED_PYTHONS[1:]:
+            assert (lib / f"py{version}" / rel).is_symlink(), (version, rel)
+    # postinst compiled the bytecode of this python3's folder.
+    tag = "cpython-" + chroot.python.replace(".", "")
+    assert list(chroot.host(chroot.lib / "therapy_app" / "__pycache__").glob(f"*.{tag}.pyc"))
+
+
+def test_python_update_compiles_the_bytecode_again(chroot):
+    # A python3.X update, or a distribution upgrade bringing a new python3,
+    # changes /usr/lib/python3.X: the package's file trigger compiles again.
+    cache = chroot.host(chroot.lib / "therapy_app" / "__pycache__")
+    shutil.rmtree(cache)
+    stdlib = f"libpython{chroot.python}-stdlib"
+    proc = chroot.run("apt-get", "install", "-y", "-q", "--reinstall", stdlib)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "Processing triggers for therapy-app" in proc.stdout, proc.stdout[-3000:]
+    tag = "cpython-" + chroot.python.replace(".", "")
+    assert list(cache.glob(f"*.{tag}.pyc")), "no bytecode after the trigger"
+
+
+def test_launchers_name_the_supported_pythons_when_none_fits(chroot):
+    # Hide this python3's folder, as if the distribution's python3 were newer.
+    folder = chroot.host(chroot.lib)
+    hidden = folder.with_name("hidden-for-test")
+    folder.rename(hidden)
+    try:
+        code, out, err = chroot.app_run("therapy-app", "doctor")
+        assert code == 1, out + err
+        assert f"python3 is {chroot.python}" in err and "Traceback" not in err, err
+        others = ", ".join(v for v in BUNDLED_PYTHONS if v != chroot.python)
+        assert f"for python {others} only" in err, err
+        code, out, err = chroot.app_run("therapy-app-gui")
+        assert code == 1 and "ne peut pas démarrer" in err, out + err
+        assert f"version {chroot.python}" in err and f"Python {others}." in err, err
+    finally:
+        hidden.rename(folder)
+
+
+def _app_libraries(root: Path, lib: Path) -> list[str]:
     """Bundled shared objects the app can load, as paths inside the chroot.
 
     PySide6's modules are limited to those the app imports, Qt's plugins to the
     platforms, GL integrations and image formats it uses; onnxruntime's CUDA and
     TensorRT providers load only where NVIDIA's libraries are installed (GPU path).
     """
-    lib = root / LIB.relative_to("/")
+    lib = root / lib.relative_to("/")
     optional = ("libonnxruntime_providers_cuda.so", "libonnxruntime_providers_tensorrt.so")
     found = [p for p in lib.rglob("*.so*") if p.is_file() and "PySide6" not in p.parts
              and p.name not in optional]  # fmt: skip
@@ -184,7 +263,7 @@ def _app_libraries(root: Path) -> list[str]:
 def test_bundled_libraries_find_their_system_libraries(chroot):
     # The GUI run below shows one screen; ldd also covers what loads later
     # (Qt Charts in the therapist area, image formats, the corrector's tokenizer).
-    libraries = _app_libraries(chroot.root)
+    libraries = _app_libraries(chroot.root, chroot.lib)
     assert len(libraries) > 30, libraries
     proc = chroot.run("ldd", *libraries)
     missing, current = [], ""
@@ -266,7 +345,8 @@ def test_gui_opens_a_window_under_xvfb(chroot):
         assert app.poll() is None, app.communicate()[1][-3000:]
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         if shutil.which("import"):
-            subprocess.run(["import", "-window", "root", str(ARTIFACTS / "gui_deb.png")],
+            shot = ARTIFACTS / f"gui_deb_{chroot.suite}.png"
+            subprocess.run(["import", "-window", "root", str(shot)],
                            env={"DISPLAY": display}, check=False, timeout=60)  # fmt: skip
     finally:
         app.terminate()

@@ -1,34 +1,42 @@
 #!/usr/bin/env bash
-# Builds dist/therapy-app_<version>_amd64.deb (Debian 12: Python 3.11, glibc 2.36, by default).
+# Builds dist/therapy-app_<version>_amd64.deb: one package for the distribution's
+# python3 3.11 (Debian 12), 3.12 (Ubuntu 24.04) and 3.13 (Debian 13).
 #
 # Usage: installer/deb/build.sh [--relock]
 #   --relock  re-resolve the manylinux wheels from pyproject.toml and rewrite
-#             installer/deb/requirements-linux.txt (hashes) before building.
+#             installer/deb/requirements-linux-py<version>.txt (hashes) for every
+#             python version before building; the later versions are held to the
+#             first one's package versions where their wheels exist (so that
+#             their files are identical and stored once).
 # Environment:
 #   PYTHON       Python used for the build steps (default: .venv/bin/python)
 #   MODELS_DIR   built speech models (default: build/models)
-#   PY_VERSION   the target distribution's python3 (default 3.11: Debian 12;
-#                Ubuntu 24.04 is 3.12: relock with PY_VERSION=3.12 first)
-# The package installs the app and every Python dependency under /opt/therapy-app
-# and runs it with the distribution's python3: nothing is downloaded on the PC.
+#   PY_VERSIONS  the python3 versions bundled (default "3.11 3.12 3.13")
+# The package installs the app and every Python dependency under
+# /opt/therapy-app/lib/py<version> and runs it with the distribution's python3:
+# nothing is downloaded on the PC. Files identical across the version folders
+# are stored once (the later folders hold relative symlinks).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
 MODELS_DIR=${MODELS_DIR:-$ROOT/build/models}
-PY_VERSION=${PY_VERSION:-3.11}
-PY_TAG=cp${PY_VERSION/./}
+read -r -a PY_VERSIONS <<< "${PY_VERSIONS:-3.11 3.12 3.13}"
 WORK=$ROOT/build/deb
 DIST=$ROOT/dist
 CACHE=$WORK/cache
-LOCK=$HERE/requirements-linux.txt
 NICE="nice -n 15"
 # shellcheck source=../wheels.sh
 source "$ROOT/installer/wheels.sh"
-PIP_LINUX=(--platform manylinux_2_36_x86_64 --platform manylinux_2_34_x86_64 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64
-           --platform manylinux2014_x86_64 --platform linux_x86_64
-           --python-version "$PY_VERSION" --implementation cp --only-binary=:all:)
+# glibc ≤ 2.36 (Debian 12) for every version: the newer distributions run these too.
+pip_linux() {
+    PIP_LINUX=(--platform manylinux_2_36_x86_64 --platform manylinux_2_34_x86_64
+               --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64
+               --platform manylinux2014_x86_64 --platform linux_x86_64
+               --python-version "$1" --implementation cp --only-binary=:all:)
+}
+lock_of() { echo "$HERE/requirements-linux-py$1.txt"; }
 
 RELOCK=0
 for arg in "$@"; do
@@ -40,21 +48,38 @@ done
 step() { echo "== $(date +%T) $*"; }
 
 VERSION=$("$PYTHON" -c 'import tomllib,sys; print(tomllib.load(open(sys.argv[1],"rb"))["project"]["version"])' "$ROOT/pyproject.toml")
-step "therapy-app $VERSION for Debian/Ubuntu amd64 (python $PY_VERSION)"
+step "therapy-app $VERSION for Debian/Ubuntu amd64 (python ${PY_VERSIONS[*]})"
 mkdir -p "$CACHE/wheels" "$DIST"
 
 if [[ $RELOCK == 1 ]]; then
-    step "re-resolving manylinux wheels from pyproject.toml"
-    relock "$LOCK" "$WORK/relock" \
-"# manylinux x86_64 / $PY_TAG wheels bundled in the .deb, pinned with their hashes.
+    FIRST=${PY_VERSIONS[0]}
+    for py in "${PY_VERSIONS[@]}"; do
+        step "re-resolving manylinux wheels for python $py from pyproject.toml"
+        pip_linux "$py"
+        header="# manylinux x86_64 / cp${py/./} wheels bundled in the .deb, pinned with their hashes.
 # Regenerate after changing pyproject.toml: installer/deb/build.sh --relock
-# python $PY_VERSION" "${PIP_LINUX[@]}"
+# python $py"
+        if [[ $py == "$FIRST" ]]; then
+            relock "$(lock_of "$py")" "$WORK/relock" "$header" "${PIP_LINUX[@]}"
+            sed -n 's/^\([^#][^ ]*\) .*/\1/p' "$(lock_of "$py")" > "$WORK/constraints.txt"
+        elif ! relock "$(lock_of "$py")" "$WORK/relock" "$header" "${PIP_LINUX[@]}" \
+                -c "$WORK/constraints.txt"; then
+            echo "python $py: no wheels for python $FIRST's versions; resolving freely" >&2
+            relock "$(lock_of "$py")" "$WORK/relock" "$header" "${PIP_LINUX[@]}"
+        fi
+    done
 fi
-grep -q "^# python $PY_VERSION\$" "$LOCK" || {
-    echo "$LOCK is locked for another python; run with --relock" >&2; exit 1; }
 
-step "downloading the locked wheels (cached)"
-fetch_locked "$LOCK" "$CACHE/wheels" "$CACHE/wheels.tmp" "${PIP_LINUX[@]}"
+WHEEL_ARGS=()
+for py in "${PY_VERSIONS[@]}"; do
+    lock=$(lock_of "$py")
+    [[ -f $lock ]] && grep -q "^# python $py\$" "$lock" || {
+        echo "$lock is missing or locked for another python; run with --relock" >&2; exit 1; }
+    step "downloading the locked wheels for python $py (cached)"
+    pip_linux "$py"
+    fetch_locked "$lock" "$CACHE/wheels" "$CACHE/wheels-py$py.tmp" "${PIP_LINUX[@]}"
+    WHEEL_ARGS+=(--wheels "$py=$CACHE/wheels-py$py.tmp")
+done
 
 step "building the app wheel"
 rm -rf "$WORK/appwheel"
@@ -63,9 +88,9 @@ APP_WHEEL=$(ls "$WORK"/appwheel/therapy_app-*.whl)
 
 step "assembling the package tree"
 PKG=$WORK/pkg
-$NICE "$PYTHON" "$HERE/stage.py" --wheels "$CACHE/wheels.tmp" --app-wheel "$APP_WHEEL" \
+$NICE "$PYTHON" "$HERE/stage.py" "${WHEEL_ARGS[@]}" --app-wheel "$APP_WHEEL" \
     --models "$MODELS_DIR" --model whisper-base --model silero-vad \
-    --version "$VERSION" --python "$PY_VERSION" --out "$PKG"
+    --version "$VERSION" --out "$PKG"
 # The same drawing as the Windows icon; the menu entry names it, so no icon is an error.
 command -v convert >/dev/null || { echo "ImageMagick's convert is needed (icon)" >&2; exit 1; }
 "$ROOT/installer/windows/make_icon.sh" "$WORK/icon.ico"
@@ -74,8 +99,11 @@ for size in 256 128 64 48 32 16; do
     mkdir -p "$icon_dir"
     convert "$WORK/icon.ico[0]" -resize "${size}x${size}" "$icon_dir/therapy-app.png"
 done
-SITE=$PKG/opt/therapy-app/lib
-"$PYTHON" "$ROOT/installer/licenses.py" --site-packages "$SITE" \
+LIB=$PKG/opt/therapy-app/lib
+SITE_ARGS=()
+for py in "${PY_VERSIONS[@]}"; do SITE_ARGS+=(--site-packages "$LIB/py$py"); done
+SITE=$LIB/py${PY_VERSIONS[0]}
+"$PYTHON" "$ROOT/installer/licenses.py" "${SITE_ARGS[@]}" \
     --models "$SITE/therapy_app/_models" --models "$SITE/therapy_app/_resources/models" \
     --out "$PKG/opt/therapy-app/THIRD_PARTY_LICENSES.txt"
 INSTALLED_KB=$(du -sk --apparent-size "$PKG" | cut -f1)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import filecmp
 import logging
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -13,6 +15,7 @@ from bundle_tools import copy_models, tree_size, trim, unpack_wheel  # noqa: E40
 
 _LOGGER = logging.getLogger("stage")
 PREFIX = Path("opt/therapy-app")
+LAUNCH_SCRIPT = Path(__file__).resolve().parent / "launch.py"
 
 # Developer tools and parts of Qt the app never loads (QML, WebEngine's helper
 # process, designer tools, headers, type stubs).
@@ -57,15 +60,15 @@ TRIM_GLOBS = (
 )
 KEEP_TRANSLATIONS = ("qt_fr.qm", "qtbase_fr.qm", "qt_help_fr.qm")
 
-# The distribution's python3 runs the bundled packages. -I (isolated) keeps a
-# user's own site-packages, PYTHON* variables and the current folder out of
+# The distribution's python3 runs launch.py (copied to /opt/therapy-app), which
+# puts the version folder matching that python3 on sys.path. -I (isolated) keeps
+# a user's own site-packages, PYTHON* variables and the current folder out of
 # sys.path: a stray json.py in the folder a user starts from is never imported.
 LAUNCHER = """\
 #!/bin/sh
 # {summary}
 export ORT_DISABLE_TELEMETRY=1
-exec /usr/bin/python3 -I -c 'import sys; sys.path.insert(0, "/{prefix}/lib"); \\
-import runpy; sys.argv[0] = "{name}"; runpy.run_module("{module}", run_name="__main__")' "$@"
+exec /usr/bin/python3 -I /{prefix}/launch.py {module} {name} {gui} "$@"
 """
 
 DESKTOP = """\
@@ -93,7 +96,8 @@ Architecture: amd64
 Maintainer: TherapyApp maintainers <therapy-app@localhost>
 Installed-Size: 0
 Depends: python3 (>= {python}), python3 (<< {next_python}), libportaudio2,
- libasound2-plugins, espeak-ng, libfontconfig1, libfreetype6, libglib2.0-0, libdbus-1-3,
+ libasound2-plugins, espeak-ng, libfontconfig1, libfreetype6,
+ libglib2.0-0t64 | libglib2.0-0, libdbus-1-3,
  libegl1, libgl1, libxkbcommon0, libxkbcommon-x11-0, libxcb-cursor0, libxcb-icccm4,
  libxcb-image0, libxcb-keysyms1, libxcb-randr0, libxcb-render-util0, libxcb-shape0,
  libxcb-xinerama0, libxcb-xkb1, libx11-xcb1
@@ -107,15 +111,24 @@ Description: speech therapy exercises for people with Broca's aphasia (French)
  each user's home folder and is never removed by the package.
 """
 
-# Bytecode is compiled at install and removed before the files are, so that
-# dpkg can remove the folders; patient data (~/.local/share) is never touched.
+# Bytecode is compiled at install for every bundled python3.X the system has
+# (the one python3 runs, and any other installed beside it), and again when a
+# python3.X's standard library changes (file triggers below: an update, or a
+# distribution upgrade bringing a new python3); every __pycache__ is removed
+# before the files are, so that dpkg can remove the folders; patient data
+# (~/.local/share) is never touched.
 POSTINST = """\
 #!/bin/sh
 set -e
-if [ "$1" = configure ]; then
-    python3 -m compileall -q -j 0 /{prefix}/lib >/dev/null 2>&1 || true
+if [ "$1" = configure ] || [ "$1" = triggered ]; then
+    for version in {versions}; do
+        if [ -x /usr/bin/python$version ]; then
+            python$version -m compileall -q -j 0 /{prefix}/lib/py$version >/dev/null 2>&1 || true
+        fi
+    done
 fi
 """
+TRIGGER = "interest-noawait /usr/lib/python{version}\n"
 PRERM = """\
 #!/bin/sh
 set -e
@@ -139,15 +152,87 @@ def _write(path: Path, text: str, mode: int = 0o644) -> None:
     path.chmod(mode)
 
 
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def _wheel_folders(values: list[str]) -> dict[str, Path]:
+    """``3.11=DIR`` arguments, sorted by python version (the first one stores shared files)."""
+    folders = {}
+    for value in values:
+        version, sep, folder = value.partition("=")
+        if not sep or len(version.split(".")) != 2:
+            raise SystemExit(f"--wheels wants VERSION=FOLDER (e.g. 3.11=wheels), not {value!r}")
+        folders[version] = Path(folder)
+    return dict(sorted(folders.items(), key=lambda item: _version_key(item[0])))
+
+
+# Libraries that do not load Python but are rebuilt in each python version's
+# wheel, so their bytes differ: onnxruntime's CUDA provider (271 MiB) differs only
+# in the random ids nvcc gives anonymous namespaces (same sections, same code).
+# Any python's copy serves all of them as long as the distribution's version is
+# the same (the provider talks to onnxruntime through a versioned C++ interface).
+SAME_BUILD = {Path("onnxruntime/capi/libonnxruntime_providers_cuda.so"): "onnxruntime_gpu"}
+
+
+def _dist_version(site: Path, dist: str) -> str | None:
+    found = sorted(site.glob(f"{dist}-*.dist-info"))
+    return found[0].name.removesuffix(".dist-info").split("-")[1] if found else None
+
+
+def _same(original: Path, path: Path, rel: Path, sites: tuple[Path, Path]) -> bool:
+    if rel in SAME_BUILD:
+        versions = {_dist_version(site, SAME_BUILD[rel]) for site in sites}
+        return len(versions) == 1 and None not in versions
+    return original.stat().st_size == path.stat().st_size and filecmp.cmp(
+        original, path, shallow=False
+    )
+
+
+def link_duplicates(sites: list[Path]) -> tuple[int, int]:
+    """Replace each file identical to the same path in an earlier folder by a relative symlink.
+
+    The folders are complete site-packages for different python versions, so
+    most files (abi3 and pure-Python packages, the app and its models) are the
+    same in all of them; the SAME_BUILD libraries are linked when their
+    distribution's version is the same. A file is linked only when it is larger
+    than the link itself. Returns (files linked, bytes saved).
+    """
+    linked = saved = 0
+    for index, site in enumerate(sites):
+        for path in sorted(site.rglob("*")):
+            if path.is_symlink() or not path.is_file():
+                continue
+            size = path.stat().st_size
+            rel = path.relative_to(site)
+            for earlier in sites[:index]:
+                original = earlier / rel
+                if original.is_symlink() or not original.is_file():
+                    continue
+                target = os.path.relpath(original, path.parent)
+                if size > len(target) and _same(original, path, rel, (earlier, site)):
+                    path.unlink()
+                    path.symlink_to(target)
+                    linked += 1
+                    saved += size
+                    break
+    return linked, saved
+
+
+def _stored_size(path: Path) -> int:
+    """Bytes a tree takes with symlinks counted as links (as dpkg stores them)."""
+    return sum(p.lstat().st_size for p in path.rglob("*") if p.is_symlink() or p.is_file())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build the package tree; prints its size."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--wheels", type=Path, required=True, help="folder of manylinux wheels")
+    parser.add_argument("--wheels", action="append", required=True, metavar="VERSION=FOLDER",
+                        help="manylinux wheels for one python3 version (repeatable)")  # fmt: skip
     parser.add_argument("--app-wheel", type=Path, required=True)
     parser.add_argument("--models", type=Path, required=True, help="built models folder")
     parser.add_argument("--model", action="append", default=[], help="model folder name")
     parser.add_argument("--version", required=True)
-    parser.add_argument("--python", required=True, help="target python3 version, e.g. 3.11")
     parser.add_argument("--out", type=Path, required=True, help="package tree (recreated)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="stage: %(message)s")
@@ -155,30 +240,43 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out
     if out.exists():
         shutil.rmtree(out)
-    site = out / PREFIX / "lib"
-    site.mkdir(parents=True)
-    for wheel in [*sorted(args.wheels.glob("*.whl")), args.app_wheel]:
-        _LOGGER.info("unpacking %s", wheel.name)
-        unpack_wheel(wheel, site, "therapy-app-deb")
-    _LOGGER.info("trimmed %.1f MB", trim(site, TRIM_GLOBS, KEEP_TRANSLATIONS) / 1e6)
-    copy_models(args.models, site / "therapy_app", args.model)
+    wheels = _wheel_folders(args.wheels)
+    sites = []
+    for python, folder in wheels.items():
+        site = out / PREFIX / "lib" / f"py{python}"
+        site.mkdir(parents=True)
+        for wheel in [*sorted(folder.glob("*.whl")), args.app_wheel]:
+            _LOGGER.info("python %s: unpacking %s", python, wheel.name)
+            unpack_wheel(wheel, site, "therapy-app-deb")
+        removed = trim(site, TRIM_GLOBS, KEEP_TRANSLATIONS)
+        _LOGGER.info("python %s: trimmed %.1f MB", python, removed / 1e6)
+        copy_models(args.models, site / "therapy_app", args.model)
+        sites.append(site)
+    before = tree_size(out / PREFIX / "lib")
+    linked, saved = link_duplicates(sites)
+    _LOGGER.info("%d files identical across the python folders stored once: %.1f -> %.1f MB",
+                 linked, before / 1e6, (before - saved) / 1e6)  # fmt: skip
+    shutil.copy2(LAUNCH_SCRIPT, out / PREFIX / "launch.py")
+    (out / PREFIX / "launch.py").chmod(0o644)
 
-    major, minor = (int(x) for x in args.python.split(".")[:2])
-    fields = {"prefix": PREFIX.as_posix(), "version": args.version, "python": args.python,
-              "next_python": f"{major}.{minor + 1}"}  # fmt: skip
+    versions = list(wheels)
+    major, minor = _version_key(versions[-1])
+    fields = {"prefix": PREFIX.as_posix(), "version": args.version, "python": versions[0],
+              "next_python": f"{major}.{minor + 1}", "versions": " ".join(versions)}  # fmt: skip
     launchers = {
-        "therapy-app": ("therapy_app.cli", "TherapyApp command line (doctor, loop, backup…)"),
-        "therapy-app-gui": ("therapy_app.gui.app", "TherapyApp window"),
+        "therapy-app": ("therapy_app.cli", "TherapyApp command line (doctor, loop…)", "cli"),
+        "therapy-app-gui": ("therapy_app.gui.app", "TherapyApp window", "gui"),
     }
-    for name, (module, summary) in launchers.items():
-        text = LAUNCHER.format(name=name, module=module, summary=summary, **fields)
+    for name, (module, summary, gui) in launchers.items():
+        text = LAUNCHER.format(name=name, module=module, summary=summary, gui=gui, **fields)
         _write(out / "usr" / "bin" / name, text, 0o755)
     _write(out / "usr/share/applications/therapy-app.desktop", DESKTOP)
     _write(out / "usr/share/doc/therapy-app/copyright", COPYRIGHT.format(**fields))
     _write(out / "DEBIAN/control", CONTROL.format(**fields))
     _write(out / "DEBIAN/postinst", POSTINST.format(**fields), 0o755)
     _write(out / "DEBIAN/prerm", PRERM.format(**fields), 0o755)
-    _LOGGER.info("package tree: %s, %.1f MB", out, tree_size(out) / 1e6)
+    _write(out / "DEBIAN/triggers", "".join(TRIGGER.format(version=v) for v in versions))
+    _LOGGER.info("package tree: %s, %.1f MB", out, _stored_size(out) / 1e6)
     return 0
 
 
