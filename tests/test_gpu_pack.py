@@ -249,3 +249,20 @@ def test_stage_gpu_takes_only_the_dlls_and_writes_a_manifest_the_app_reads(
     # A wheel in the lock that SHIP does not know (or the reverse) stops the build.
     with pytest.raises(SystemExit, match="disagree"):
         stage_gpu.extract_dlls(built[:-1], bin_dir)
+
+
+def test_gpu_lock_matches_the_main_lock_and_the_shipped_wheels() -> None:
+    """requirements-gpu-win.txt serves the onnxruntime-gpu of requirements-win.txt."""
+    sys.path.insert(0, str(ROOT / "installer" / "windows"))
+    try:
+        import stage_gpu
+    finally:
+        sys.path.pop(0)
+    windows = ROOT / "installer" / "windows"
+    main_lock = (windows / "requirements-win.txt").read_text(encoding="utf-8").splitlines()
+    (ort_pin,) = [line.split()[0] for line in main_lock if line.startswith("onnxruntime-gpu==")]
+    gpu_lock = (windows / "requirements-gpu-win.txt").read_text(encoding="utf-8").splitlines()
+    assert any(line.startswith(f"# for {ort_pin} ") for line in gpu_lock), "run --relock"
+    locked = [line.split()[0] for line in gpu_lock if line and not line.startswith("#")]
+    assert sorted(pin.split("==")[0] for pin in locked) == sorted(stage_gpu.SHIP)
+    assert all("--hash=sha256:" in line for line in gpu_lock if not line.startswith("#"))
