@@ -56,6 +56,7 @@ def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> FakeOrt:
     monkeypatch.setattr(inference, "onnxruntime_module", lambda: ort)
     monkeypatch.setattr(inference, "cuda_driver_present", lambda: True)
     monkeypatch.setattr(gpu_pack, "_load_library", lambda path: ort.calls.append({"load": path}))
+    monkeypatch.setattr(gpu_pack, "_ACTIVATED", {})
     monkeypatch.setenv("PATH", os.environ.get("PATH", ""))  # restored after the test
     monkeypatch.delenv(inference.ENV_PROVIDER, raising=False)
     return ort
@@ -113,6 +114,7 @@ def test_activate_loads_the_pack_before_onnxruntime_preloads(
 ) -> None:
     pack = gpu_pack.find("13.0", _make_pack(tmp_path / "gpu"))
     assert pack is not None
+    monkeypatch.setattr(gpu_pack, "_ACTIVATED", {})
     added: list[str] = []
     monkeypatch.setattr(os, "add_dll_directory", added.append, raising=False)
     monkeypatch.setenv("PATH", "/usr/bin")
@@ -127,6 +129,9 @@ def test_activate_loads_the_pack_before_onnxruntime_preloads(
     assert added == [str(pack.dll_dir)]
     assert os.environ["PATH"].split(os.pathsep) == [str(pack.dll_dir), "/usr/bin"]
     assert problems == ["Failed to load cudnn64_9.dll: fake"]
+    # The next session of the process: nothing is loaded or added again.
+    assert gpu_pack.activate(pack, preload, load_library=calls.append) == problems
+    assert len(calls) == 2 and len(added) == 1
 
 
 def test_cuda_session_uses_the_pack_when_installed(

@@ -36,6 +36,8 @@ FORMAT = 1
 # Handles returned by os.add_dll_directory: the folder stays searchable only
 # while its handle is alive.
 _DLL_DIR_HANDLES: list[Any] = []
+# What activate() reported per DLL folder: every session asks, the DLLs load once.
+_ACTIVATED: dict[Path, list[str]] = {}
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,8 @@ def activate(
         What failed to load (empty when everything did); onnxruntime then
         falls back to CPU and the session says so.
     """
+    if pack.dll_dir in _ACTIVATED:
+        return list(_ACTIVATED[pack.dll_dir])
     dll_dir = str(pack.dll_dir)
     add_dll_directory = getattr(os, "add_dll_directory", None)  # Windows only
     if add_dll_directory is not None:
@@ -195,4 +199,5 @@ def activate(
         problems += [line for line in printed.getvalue().splitlines() if "Failed" in line]
     for problem in problems:
         _LOGGER.warning("GPU pack: %s", problem)
-    return problems
+    _ACTIVATED[pack.dll_dir] = problems
+    return list(problems)
