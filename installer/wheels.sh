@@ -1,4 +1,5 @@
-# Shared by installer/windows/build.sh and installer/deb/build.sh (sourced, not run).
+# Shared by installer/windows/build.sh, installer/windows/build_gpu_pack.sh and
+# installer/deb/build.sh (sourced, not run).
 # Needs PYTHON, ROOT and NICE set by the caller.
 
 # pip warns once per package about this machine's absent local index folders.
@@ -15,9 +16,17 @@ relock() {
     # "|| return": a caller may run relock as a condition, where set -e is off.
     # shellcheck disable=SC2086
     quiet_pip $NICE "$PYTHON" -m pip download -q "$@" -d "$work" $deps || return
+    write_lock "$lock" "$header" "$work"/*.whl
+}
+
+# write_lock LOCK HEADER WHEEL...: write "name==version --hash=sha256:..." for
+# each wheel to LOCK after the HEADER lines.
+write_lock() {
+    local lock=$1 header=$2; shift 2
+    local w b n v
     {
         printf '%s\n' "$header"
-        for w in "$work"/*.whl; do
+        for w in "$@"; do
             b=$(basename "$w"); n=$(echo "${b%%-*}" | tr _ - | tr '[:upper:]' '[:lower:]')
             v=$(echo "$b" | cut -d- -f2)
             echo "$n==$v --hash=sha256:$(sha256sum "$w" | cut -d' ' -f1)"

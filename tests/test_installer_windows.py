@@ -16,6 +16,13 @@ an ``icuuc.dll`` stub (Qt6Core), an ``mscms.dll`` stub (Qt's Windows
 platform plugin) and ``bcryptprimitives.dll`` (Rust's ProcessPrng:
 tokenizers); ``propsys`` is disabled so that Python's ``platform`` module
 falls back from WMI. What Wine cannot show is listed in the README.
+
+When ``dist/TherapyApp-GPU-*.exe`` exists (``installer/windows/build.sh
+--gpu-pack``), the GPU pack is installed over the app, checked (files, uninstall
+entry, ``doctor``, the CUDA provider loading its DLLs from the pack until it
+stops at the missing NVIDIA driver, the demo loop on CPU), uninstalled, kept by
+an upgrade of the app and removed with it; it must refuse to install without
+the app. Wine has no NVIDIA driver: the CUDA path itself needs a real PC.
 """
 
 from __future__ import annotations
@@ -34,10 +41,15 @@ pytestmark = pytest.mark.installer
 
 ROOT = Path(__file__).resolve().parent.parent
 WINE_DIR = ROOT / "installer" / "windows" / "wine"
-ARTIFACTS = ROOT / "build" / "windows" / "test-artifacts"
+# installer/windows/build.sh's work folder (THERAPY_WIN_BUILD_DIR, default build/windows).
+WORK_DIR = Path(os.environ.get("THERAPY_WIN_BUILD_DIR") or ROOT / "build" / "windows")
+ARTIFACTS = WORK_DIR / "test-artifacts"
 WINDOW_TITLE = "Orthophonie"
 INSTALL_DIR_WIN = r"C:\Program Files\TherapyApp"
 UNINSTALL_KEY = r"HKLM\Software\Microsoft\Windows\CurrentVersion\Uninstall\TherapyApp"
+GPU_UNINSTALL_KEY = UNINSTALL_KEY + "-GPU"
+GPU_DIR_WIN = INSTALL_DIR_WIN + r"\gpu"
+EXIT_APP_NOT_INSTALLED = 4  # therapy_app_gpu.nsi
 WINE_OVERRIDES = "ucrtbase=n,b;mscms=n;propsys=d"
 TOOLS = ("wine", "wineserver", "Xvfb", "xwininfo", "x86_64-w64-mingw32-gcc", "unshare")
 
@@ -47,6 +59,14 @@ def _setup_exe() -> Path | None:
     if override:
         return Path(override)
     found = sorted((ROOT / "dist").glob("TherapyApp-Setup-*.exe"))
+    return found[-1] if found else None
+
+
+def _gpu_pack_exe() -> Path | None:
+    override = os.environ.get("THERAPY_WIN_GPU_PACK")
+    if override:
+        return Path(override)
+    found = sorted((ROOT / "dist").glob("TherapyApp-GPU-*.exe"))
     return found[-1] if found else None
 
 
@@ -124,6 +144,18 @@ class WinePrefix:
         self.wait()
         return proc
 
+    def install_gpu_pack(self, pack: Path) -> subprocess.CompletedProcess[str]:
+        start = time.monotonic()
+        proc = self.run(str(pack), "/S", timeout=900)
+        self.wait()
+        self.timings.setdefault("gpu_pack_install_s", time.monotonic() - start)
+        return proc
+
+    def uninstall_gpu_pack(self) -> subprocess.CompletedProcess[str]:
+        proc = self.run(GPU_DIR_WIN + r"\uninstall-gpu.exe", "/S", timeout=600)
+        self.wait()
+        return proc
+
 
 @pytest.fixture(scope="module")
 def setup_exe() -> Path:
@@ -131,6 +163,14 @@ def setup_exe() -> Path:
     if setup is None or not setup.is_file():
         pytest.skip("no dist/TherapyApp-Setup-*.exe: run installer/windows/build.sh first")
     return setup
+
+
+@pytest.fixture(scope="module")
+def gpu_pack_exe() -> Path:
+    pack = _gpu_pack_exe()
+    if pack is None or not pack.is_file():
+        pytest.skip("no dist/TherapyApp-GPU-*.exe: run installer/windows/build.sh --gpu-pack")
+    return pack
 
 
 @pytest.fixture(scope="module")
@@ -295,7 +335,113 @@ def test_gui_starts_offscreen(prefix: WinePrefix) -> None:
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
 
 
+# The CUDA provider of the bundled onnxruntime, asked for directly with the pack's
+# DLLs loaded as the app loads them: under Wine it must get past loading its DLLs
+# and stop only at the missing NVIDIA driver, then run on CPU.
+CUDA_PROBE = """
+import sys
+from pathlib import Path
+from therapy_app import gpu_pack, inference, paths
+ort = inference.onnxruntime_module()
+pack = gpu_pack.find(ort.cuda_version)
+print("pack:", pack.describe() if pack else "absent")
+if pack is not None and pack.usable:
+    print("problems:", gpu_pack.activate(pack, ort.preload_dlls))
+model = paths.installed_models_dir() / "silero-vad" / "silero_vad.onnx"
+options = ort.SessionOptions()
+options.log_severity_level = 2
+session = ort.InferenceSession(str(model), options, providers=[inference.CUDA, inference.CPU])
+print("providers:", session.get_providers())
+"""
+DLL_NOT_FOUND = "error 126"  # onnxruntime: a DLL "which is missing. (Error 126: ...)"
+
+
+def _cuda_probe(wine: WinePrefix, name: str) -> str:
+    """Everything the probe printed; onnxruntime logs in UTF-16 on Windows."""
+    proc = wine.run(wine.python, "-c", CUDA_PROBE, timeout=600)
+    text = (proc.stdout + "\n--- stderr\n" + proc.stderr).replace("\x00", "")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / f"{name}.txt").write_text(text)
+    assert proc.returncode == 0, text[-3000:]
+    assert "providers: ['CPUExecutionProvider']" in proc.stdout, text[-3000:]
+    return text
+
+
+def test_without_the_gpu_pack_the_cuda_provider_cannot_load(
+    prefix: WinePrefix, gpu_pack_exe: Path
+) -> None:
+    text = _cuda_probe(prefix, "cuda_probe_without_pack")
+    assert "pack: absent" in text
+    # cuBLAS is missing: the provider DLL itself does not load (the contrast
+    # with the test below, where only the driver is missing).
+    assert DLL_NOT_FOUND in text.lower() and "cublasLt64_13.dll" in text, text[-3000:]
+
+
+def test_gpu_pack_installs_beside_the_app(prefix: WinePrefix, gpu_pack_exe: Path) -> None:
+    proc = prefix.install_gpu_pack(gpu_pack_exe)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    gpu = prefix.unix(GPU_DIR_WIN)
+    for name in ("gpu-pack.json", "THIRD_PARTY_LICENSES.txt", "uninstall-gpu.exe"):
+        assert (gpu / name).is_file(), name
+    dlls = {p.name for p in (gpu / "bin").iterdir()}
+    needed = {"cublasLt64_13.dll", "cublas64_13.dll", "cudart64_13.dll", "cudnn64_9.dll",
+              "cudnn_graph64_9.dll", "nvrtc64_130_0.dll", "msvcp140_atomic_wait.dll"}  # fmt: skip
+    assert needed <= dlls, needed - dlls
+    assert not [p for p in (gpu / "bin").iterdir() if p.suffix.lower() != ".dll"]
+    assert "NVIDIA" in (gpu / "THIRD_PARTY_LICENSES.txt").read_text(encoding="utf-8")
+    entry = _reg_query(prefix, GPU_UNINSTALL_KEY)
+    assert "DisplayName" in entry and "uninstall-gpu.exe" in entry, entry
+    prefix.timings["gpu_pack_MiB"] = gpu_pack_exe.stat().st_size / 2**20
+    prefix.timings["gpu_pack_installed_MiB"] = (
+        sum(p.stat().st_size for p in gpu.rglob("*") if p.is_file()) / 2**20
+    )
+
+
+def test_doctor_reports_the_gpu_pack_and_falls_back_to_cpu(prefix: WinePrefix) -> None:
+    proc = prefix.run(prefix.python, "-m", "therapy_app.cli", "doctor", "--no-hash")
+    report = proc.stdout
+    (ARTIFACTS / "doctor_gpu_pack.txt").write_text(report + "\n--- stderr\n" + proc.stderr)
+    assert proc.returncode == 0, report
+    assert "ok  gpu pack: " + GPU_DIR_WIN + " (version " in report, report
+    assert "CUDA 13, cuDNN 9" in report, report
+    # Wine has no NVIDIA driver: said plainly, and everything runs on CPU.
+    assert "--  cuda: not used, running on CPU: no NVIDIA driver found (nvcuda.dll" in report
+    assert "ok  asr provider: cpu" in report, report
+
+
+def test_cuda_provider_loads_its_dlls_from_the_gpu_pack(prefix: WinePrefix) -> None:
+    text = _cuda_probe(prefix, "cuda_probe_with_pack")
+    assert "(version " in text and "problems: []" in text, text[-3000:]
+    # Every DLL of the provider loaded: it got as far as asking for the GPU,
+    # which fails without an NVIDIA driver (CUDA error 801 under Wine).
+    assert DLL_NOT_FOUND not in text.lower(), text[-3000:]
+    assert "cudaSetDevice" in text, text[-3000:]
+
+
+def test_demo_loop_runs_with_the_gpu_pack(prefix: WinePrefix) -> None:
+    proc = prefix.run(prefix.python, "-m", "therapy_app.cli", "loop", "--demo", "--no-play")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "boulangerie" in proc.stdout.lower(), proc.stdout
+
+
+def test_uninstalling_the_gpu_pack_leaves_the_app_working(prefix: WinePrefix) -> None:
+    proc = prefix.uninstall_gpu_pack()
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert not prefix.unix(GPU_DIR_WIN).exists()
+    assert "DisplayName" not in _reg_query(prefix, GPU_UNINSTALL_KEY)
+    assert "DisplayName" in _reg_query(prefix, UNINSTALL_KEY)
+    doctor = prefix.run(prefix.python, "-m", "therapy_app.cli", "doctor", "--no-hash")
+    assert doctor.returncode == 0, doctor.stdout
+    assert "--  gpu pack: absent" in doctor.stdout, doctor.stdout
+    loop = prefix.run(prefix.python, "-m", "therapy_app.cli", "loop", "--demo", "--no-play")
+    assert loop.returncode == 0, loop.stderr[-3000:]
+    assert "boulangerie" in loop.stdout.lower(), loop.stdout
+
+
 def test_install_over_existing_keeps_patient_data(prefix: WinePrefix, setup_exe: Path) -> None:
+    gpu_pack = _gpu_pack_exe()
+    if gpu_pack is not None and gpu_pack.is_file():  # the upgrade must keep the pack too
+        assert prefix.install_gpu_pack(gpu_pack).returncode == 0
     (data,) = prefix.data_dirs()
     marker = data / "kept-by-installer-test.txt"
     marker.write_text("données du patient")
@@ -305,6 +451,9 @@ def test_install_over_existing_keeps_patient_data(prefix: WinePrefix, setup_exe:
     assert marker.read_text() == "données du patient"
     assert before <= {p.name for p in data.iterdir()}
     assert not prefix.unix(INSTALL_DIR_WIN + r"\python.old").exists()
+    if gpu_pack is not None and gpu_pack.is_file():
+        assert prefix.unix(GPU_DIR_WIN + r"\gpu-pack.json").is_file()
+        assert "DisplayName" in _reg_query(prefix, GPU_UNINSTALL_KEY)
 
 
 def test_silent_uninstall_keeps_patient_data(prefix: WinePrefix) -> None:
@@ -312,9 +461,10 @@ def test_silent_uninstall_keeps_patient_data(prefix: WinePrefix) -> None:
     files_before = sorted(p.relative_to(data) for p in data.rglob("*"))
     proc = prefix.uninstall()
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert not prefix.unix(INSTALL_DIR_WIN).exists()
+    assert not prefix.unix(INSTALL_DIR_WIN).exists()  # the GPU pack's folder with it
     assert not prefix.unix(r"C:\users\Public\Desktop\Orthophonie.lnk").exists()
     assert "DisplayName" not in _reg_query(prefix, UNINSTALL_KEY)
+    assert "DisplayName" not in _reg_query(prefix, GPU_UNINSTALL_KEY)
     assert sorted(p.relative_to(data) for p in data.rglob("*")) == files_before
 
 
@@ -325,3 +475,14 @@ def test_uninstall_with_purge_deletes_patient_data(prefix: WinePrefix, setup_exe
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert not prefix.unix(INSTALL_DIR_WIN).exists()
     assert prefix.data_dirs() == []
+
+
+def test_gpu_pack_refuses_when_the_app_is_not_installed(
+    prefix: WinePrefix, gpu_pack_exe: Path
+) -> None:
+    assert not prefix.unix(INSTALL_DIR_WIN).exists()
+    proc = prefix.run(str(gpu_pack_exe), "/S", timeout=300)
+    prefix.wait()
+    assert proc.returncode == EXIT_APP_NOT_INSTALLED, proc.returncode
+    assert not prefix.unix(GPU_DIR_WIN).exists()
+    assert "DisplayName" not in _reg_query(prefix, GPU_UNINSTALL_KEY)

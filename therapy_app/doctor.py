@@ -76,12 +76,16 @@ def _provider_checks(provider: str | None) -> list[Check]:
         ),
         Check("nvidia driver", True, "present" if inference.cuda_driver_present() else "absent"),
     ]
+    pack = _gpu_pack_check(getattr(ort, "cuda_version", None))
+    if pack is not None:
+        checks.append(pack)
     # The only trustworthy answer is what a real session runs on (see inference.py).
     try:
         from therapy_app.asr.recognizer import SpeechRecognizer
 
         recognizer = SpeechRecognizer.load(provider=provider)
         checks.append(Check("asr provider", True, recognizer.provider))
+        checks.append(_cuda_check(recognizer.provider))
     except TherapyAppError as exc:
         checks.append(Check("asr provider", False, exc.french()))
     for info in inference.created_sessions():
@@ -89,6 +93,40 @@ def _provider_checks(provider: str | None) -> list[Check]:
             Check(f"session {info.model}", True, f"{info.active[0]} ({info.threads} threads)")
         )
     return checks
+
+
+def _gpu_pack_check(cuda_version: str | None) -> Check | None:
+    """The Windows GPU pack: present, usable, or absent (None where there is none to have)."""
+    from therapy_app import gpu_pack
+
+    folder = gpu_pack.pack_dir()
+    if folder is None:
+        return None
+    pack = gpu_pack.find(cuda_version, folder)
+    if pack is None:
+        detail = f"absent ({folder}); optional, for NVIDIA GPUs: TherapyApp-GPU-{__version__}.exe"
+        return Check("gpu pack", False, detail, required=False)
+    return Check("gpu pack", pack.usable, pack.describe(), required=False)
+
+
+def _cuda_check(provider: str) -> Check:
+    """Whether the sessions run on CUDA, and if not, why (they run on CPU either way)."""
+    from therapy_app import inference
+
+    decision = inference.last_cuda_decision()
+    if provider == "cuda":
+        reason = decision.reason if decision else "CUDA"
+        return Check("cuda", True, f"used: {reason}", required=False)
+    if decision is None:
+        reason = "not asked for"
+    elif decision.requested:
+        reason = (
+            "the CUDA session did not start (NVIDIA driver too old for this CUDA version, "
+            f"unsupported GPU or a missing library; see the log); {decision.reason}"
+        )
+    else:
+        reason = decision.reason
+    return Check("cuda", False, f"not used, running on CPU: {reason}", required=False)
 
 
 def _audio_checks() -> list[Check]:

