@@ -9,8 +9,8 @@ from typing import Literal
 from therapy_app import pause_tolerance
 from therapy_app.analysis.metrics import AttemptMetrics
 
-ExerciseKind = Literal["free_speech", "repetition", "completion"]
-EXERCISE_KINDS: tuple[str, ...] = ("free_speech", "repetition", "completion")
+ExerciseKind = Literal["free_speech", "repetition", "completion", "naming"]
+EXERCISE_KINDS: tuple[str, ...] = ("free_speech", "repetition", "completion", "naming")
 
 TranscriptField = Literal["transcript", "repetition_transcript"]
 TRANSCRIPT_FIELDS: tuple[str, ...] = ("transcript", "repetition_transcript")
