@@ -178,3 +178,42 @@ def test_history_levels_use_the_latest_session(tmp_path: Path) -> None:
         histories = naming_plan.read_histories(repo, patient)
     assert histories[word].needed_level == 1 and histories[word].start_level == 0
     assert histories[word].last_practised == clock.now
+
+
+def test_naming_progress_is_pictures_named_and_the_help_they_needed(tmp_path: Path) -> None:
+    clock = FakeClock()
+    with SessionRepository(tmp_path, clock=clock) as repo:
+        patient = repo.create_patient("Jeanne Martin").id
+        _naming_session(
+            repo,
+            patient,
+            [
+                ("chat", 0, True, "chat"),
+                ("pomme", 0, False, "poire"),
+                ("pomme", 1, False, "poire"),
+                ("pomme", 2, True, "pomme"),
+                ("vélo", 0, False, "x"),
+                ("vélo", 4, False, "x"),
+            ],
+        )
+        clock.advance(days=1)
+        _naming_session(repo, patient, [("vélo", 3, True, "vélo")])
+        named = repo.progress(patient, "naming_accuracy", "naming")
+        help_needed = repo.progress(patient, "naming_cue_level", "naming")
+        assert repo.progress(patient, "naming_accuracy", "repetition") == []
+    assert [round(p.value, 3) for p in named] == [0.667, 1.0]  # 2 of 3 pictures, then 1 of 1
+    assert [p.value for p in help_needed] == [1.0, 3.0]  # (0 + 2) / 2, then 3
+
+
+def test_history_names_the_naming_cue_level(tmp_path: Path) -> None:
+    pytest.importorskip("PySide6")
+    from therapy_app.gui.therapist.history import cue_text
+
+    with SessionRepository(tmp_path, clock=FakeClock()) as repo:
+        patient = repo.create_patient("Jeanne Martin").id
+        _naming_session(repo, patient, [("chat", 2, True, "chat")])
+        session = repo.start_session(patient, "repetition")
+        repo.add_attempt(make_record(session.id, cue_level=1))
+        naming, repetition = repo.list_attempts(patient_id=patient)
+    assert cue_text(naming) == "2 · premier son"
+    assert cue_text(repetition) == "1"

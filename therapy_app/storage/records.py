@@ -25,6 +25,8 @@ MetricName = Literal[
     "accuracy",
     "target_score",
     "success_rate",
+    "naming_accuracy",
+    "naming_cue_level",
 ]
 METRIC_NAMES: tuple[str, ...] = (
     "word_count",
@@ -36,6 +38,8 @@ METRIC_NAMES: tuple[str, ...] = (
     "accuracy",
     "target_score",
     "success_rate",
+    "naming_accuracy",
+    "naming_cue_level",
 )
 
 
