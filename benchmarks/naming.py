@@ -13,6 +13,11 @@ le/la/l', the other gender's articles).
 * **Synthetic** (the app's TTS): items drawn evenly across categories, said
   bare ("chat") and with the determiner ("un chat") by SVOX Pico and three
   espeak-ng voices (``models/halting/voices.py``, deterministic).
+* **Practice verdict** (Pico recordings): the app's whole path, VAD,
+  transcription and :func:`therapy_app.naming.scoring.score_naming` (the one
+  verdict rule of ``therapy_app/verdict.py``): how often a right answer gets
+  "Bravo" (true accept), and how often the name of the *next* picture of the
+  list, said instead, is wrongly accepted (false accept).
 * **Human, allowed** (Debian ``asterisk-prompt-fr-armelle``, one speaker,
   8 kHz telephone prompts): her only isolated nouns with certain text, the 12
   months and 7 days, said bare; competitors from those 19 and the picture bank.
@@ -47,7 +52,7 @@ from therapy_app.asr.recognizer import SpeechRecognizer  # noqa: E402
 from therapy_app.audio.clip import AudioClip  # noqa: E402
 from therapy_app.naming.bank import NamingBank, NamingItem, default_bank  # noqa: E402
 from therapy_app.naming.candidates import find_competitors  # noqa: E402
-from therapy_app.naming.scoring import rank_answer  # noqa: E402
+from therapy_app.naming.scoring import rank_answer, score_naming  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "naming.json"
 VOICES = (
@@ -216,6 +221,41 @@ def rank_all(
     return rows
 
 
+def verdicts(recognizer: SpeechRecognizer, bank: NamingBank, recs: Sequence[Recording]) -> dict:
+    """True and false accepts of the practice rule on the Pico recordings."""
+    from therapy_app.asr.utterance import hear
+    from therapy_app.vad.silero import VoiceActivityDetector
+
+    vad = VoiceActivityDetector.load()
+    pico = [r for r in recs if r.voice == "pico"]
+    rows = []
+    for index, rec in enumerate(pico):
+        heard = hear(recognizer, vad, rec.clip)
+        if heard is None:
+            rows.append({"said": rec.said, "heard": None, "right": False, "wrong": False})
+            continue
+        # The same recording judged as the answer to another picture of the list.
+        other = pico[(index + 2) % len(pico)].item
+        if other.word == rec.item.word:
+            other = pico[(index + 4) % len(pico)].item
+        right = score_naming(
+            recognizer, heard.clip, heard.transcript.text, rec.item,
+            find_competitors(rec.item, bank),
+        )  # fmt: skip
+        wrong = score_naming(
+            recognizer, heard.clip, heard.transcript.text, other, find_competitors(other, bank)
+        )
+        rows.append({"said": rec.said, "heard": heard.transcript.text, "right": right.success,
+                     "wrong_target": other.word, "wrong": wrong.success})  # fmt: skip
+    n = len(rows)
+    return {
+        "n": n,
+        "true_accept": round(100 * sum(r["right"] for r in rows) / n, 1),
+        "false_accept": round(100 * sum(r["wrong"] for r in rows) / n, 1),
+        "rows": rows,
+    }
+
+
 def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Top-1 rates (percent) for both candidate sets."""
     n = len(rows)
@@ -254,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     groups["all synthetic"] = synth_rows
     result["synthetic"] = {name: summary(rows) for name, rows in groups.items()}
     result["rows"]["synthetic"] = synth_rows
+    result["practice_verdict_pico"] = verdicts(recognizer, bank, recs)
 
     categories = {m: "mois" for m in _MONTHS} | {d: "jour" for d in _DAYS}
     armelle = [h for h in armelle_words() if h.text in categories]
@@ -295,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, s in block.items():
             if isinstance(s, dict) and s.get("n"):
                 print(f"| {name} | {s['n']} | {s['bare_top1']} % | {s['variants_top1']} % |")
+    v = result["practice_verdict_pico"]
+    print(f"practice verdict (Pico, n={v['n']}): true accept {v['true_accept']} %, "
+          f"false accept {v['false_accept']} %")  # fmt: skip
     print(f"({result['seconds']} s) -> {args.out}")
     return 0
 

@@ -58,7 +58,7 @@ class NamingScreen(PracticeScreen):
         self._clear_cue()
 
     def on_cue(self, event: CueGiven) -> None:
-        super().on_cue(event)
+        # The cue is shown beside the picture, not again under the feedback.
         cue = event.cue
         self.cue_message.setText(cue.message)
         self.cue_message.setVisible(bool(cue.message))
