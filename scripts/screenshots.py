@@ -206,6 +206,23 @@ def run(out: Path) -> list[Path]:
         key(Qt.Key.Key_Space)
         wait_until(lambda n=expected: len(cues) == n and state_is(State.AWAITING_REPETITION)())
     shot("10_completion_cue")
+
+    # Picture naming: the picture alone, then two misses give the first syllable.
+    key(Qt.Key.Key_Escape)
+    wait_until(lambda: window.current_screen == "chooser")
+    key(Qt.Key.Key_4)
+    wait_until(state_is(State.AWAITING_REPETITION))
+    shot("12_naming")
+    cues.clear()
+    window.practice.event_received.connect(
+        lambda e: cues.append(e) if isinstance(e, CueGiven) else None
+    )
+    wrong = window.practice.controller.services.synthesizer.synthesize("parapluie")
+    for expected in (1, 2):
+        spoken.say(wrong)
+        key(Qt.Key.Key_Space)
+        wait_until(lambda n=expected: len(cues) == n and state_is(State.AWAITING_REPETITION)())
+    shot("13_naming_cue")
     window.shutdown()
     window.close()
 

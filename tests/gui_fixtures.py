@@ -13,6 +13,7 @@ from therapy_app.exercises import ExerciseContent
 from therapy_app.gui.main_window import MainWindow
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.theme import apply_theme
+from therapy_app.naming.bank import NamingBank
 from therapy_app.practice.events import PracticeEvent, State
 from therapy_app.speech.loading import LOAD_STEPS, LoadStep
 from therapy_app.speech.services import SilentPlayer
@@ -53,6 +54,7 @@ class WindowDriver:
         player: SilentPlayer,
         steps: list[LoadStep] | None = None,
         content: ExerciseContent | None = None,
+        naming_bank: NamingBank | None = None,
     ) -> None:
         from PySide6.QtWidgets import QApplication
 
@@ -65,6 +67,7 @@ class WindowDriver:
             player=player,
             load_steps=steps if steps is not None else preloaded_steps(),
             content=content,
+            naming_bank=naming_bank,
         )
         qtbot.addWidget(self.window)
         self.window.show()
@@ -149,7 +152,7 @@ def gui_repository():
 
 @pytest.fixture
 def open_window(qtbot, gui_repository, speech_queue, silent_player):
-    """Factory: ``open_window(steps=None, recorder_factory=None, content=None)`` -> driver.
+    """Factory: ``open_window(steps=None, recorder_factory=None, content=None, naming_bank=None)``.
 
     Defaults: preloaded real engines, the speech queue as microphone, no speaker.
     The window is shut down after the test.
@@ -160,9 +163,16 @@ def open_window(qtbot, gui_repository, speech_queue, silent_player):
         steps: list[LoadStep] | None = None,
         recorder_factory: Callable[[], Recorder] | None = None,
         content: ExerciseContent | None = None,
+        naming_bank: NamingBank | None = None,
     ) -> WindowDriver:
         driver = WindowDriver(
-            qtbot, gui_repository, recorder_factory or speech_queue, silent_player, steps, content
+            qtbot,
+            gui_repository,
+            recorder_factory or speech_queue,
+            silent_player,
+            steps,
+            content,
+            naming_bank,
         )
         drivers.append(driver)
         return driver

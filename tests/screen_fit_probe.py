@@ -102,6 +102,13 @@ def main() -> int:
     spin(state_is(State.AWAITING_REPETITION))
     record("completion")
 
+    window.start_exercise(ExerciseKind.NAMING)
+    spin(state_is(State.AWAITING_REPETITION))
+    spoken.say("word_01.wav")  # a miss: the semantic cue beside the picture, the tallest page
+    window.practice.controller.toggle_recording()
+    spin(lambda: window.practice.cue_text.isVisible() and state_is(State.AWAITING_REPETITION)())
+    record("naming")
+
     free = window.screen().availableGeometry()
     print(json.dumps({"available": as_list(free), "screens": screens}))
     window.shutdown()

@@ -22,6 +22,7 @@ from therapy_app.storage import (
     recordings,
     schema,
 )
+from therapy_app.storage.repository import DB_FILENAME
 
 
 @pytest.fixture
@@ -90,6 +91,7 @@ def test_new_file_is_migrated_to_latest(tmp_path: Path) -> None:
             "free_speech",
             "repetition",
             "completion",
+            "naming",
         ]
 
 
@@ -257,3 +259,60 @@ def test_bugs_are_not_disguised_as_environment_errors(repo: SessionRepository) -
     with pytest.raises(sqlite3.OperationalError):
         with repo.transaction():
             repo._db.execute("SELECT no_such_column FROM patients")  # noqa: SLF001
+
+
+def test_m005_naming_widens_the_kinds_and_keeps_v4_rows(tmp_path: Path) -> None:
+    """A v4 database with attempts, edits and audits takes naming sessions after m005_naming."""
+    path = tmp_path / "data" / DB_FILENAME
+    path.parent.mkdir(parents=True)
+    _build_old_database(path, 4)
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute(
+            "INSERT INTO patients (id, display_name, initials, avatar_colour, created_at)"
+            " VALUES (1, 'Marie Curie', 'MC', '#123456', '2024-01-02T10:00:00.000000+00:00')"
+        )
+        conn.execute(
+            "INSERT INTO sessions (id, patient_id, exercise_kind, started_at)"
+            " VALUES (7, 1, 'repetition', '2024-01-02T10:01:00.000000+00:00')"
+        )
+        conn.execute(
+            "INSERT INTO attempts (id, session_id, created_at, kind, raw_transcript)"
+            " VALUES (42, 7, '2024-01-02T10:02:00.000000+00:00', 'repetition', 'le chat')"
+        )
+        conn.execute(
+            "INSERT INTO transcript_edits (attempt_id, field, old_text, new_text, editor,"
+            " edited_at) VALUES (42, 'transcript', 'le chat', 'le chat dort', 'ortho',"
+            " '2024-01-03T10:00:00.000000+00:00')"
+        )
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute(
+                "INSERT INTO sessions (patient_id, exercise_kind, started_at)"
+                " VALUES (1, 'naming', '2024-01-04T10:00:00.000000+00:00')"
+            )
+    conn.close()
+    with SessionRepository(path.parent) as repository:
+        assert repository.schema_version == SCHEMA_VERSION
+        session = repository.start_session(1, "naming")
+        attempt_id = repository.add_attempt(
+            make_record(session.id, kind="naming", target_text="chat", cue_level=2)
+        )
+        stored = repository.get_attempt(attempt_id)
+        assert stored.record.kind == "naming" and stored.record.cue_level == 2
+        assert [a.id for a in repository.list_attempts(session_id=7)] == [42]
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA foreign_keys = ON")
+    assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    with pytest.raises(sqlite3.IntegrityError):  # the constraint still holds
+        conn.execute(
+            "INSERT INTO sessions (patient_id, exercise_kind, started_at)"
+            " VALUES (1, 'dictation', '2024-01-04T10:00:00.000000+00:00')"
+        )
+    with pytest.raises(sqlite3.IntegrityError):  # and so do the foreign keys
+        conn.execute(
+            "INSERT INTO attempts (session_id, created_at, kind) VALUES (999,"
+            " '2024-01-04T10:00:00.000000+00:00', 'naming')"
+        )
+    assert ("naming",) in conn.execute("SELECT kind FROM exercises").fetchall()
+    conn.close()

@@ -8,6 +8,7 @@ EXERCISE_LABELS: dict[str, str] = {
     "free_speech": "Parole libre",
     "repetition": "Répétition de phrases",
     "completion": "Complétion de phrases",
+    "naming": "Dénomination d'images",
 }
 """Same titles as the exercise catalogue created with the database (storage.schema)."""
 
@@ -15,6 +16,7 @@ EXERCISE_SHORT_LABELS: dict[str, str] = {
     "free_speech": "Parole libre",
     "repetition": "Répétition",
     "completion": "Complétion",
+    "naming": "Dénomination",
 }
 """For narrow table columns."""
 

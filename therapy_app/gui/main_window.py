@@ -26,11 +26,13 @@ from therapy_app.gui.loading import ServicesLoader
 from therapy_app.gui.patient.chooser import ExerciseChooser
 from therapy_app.gui.patient.completion import CompletionScreen
 from therapy_app.gui.patient.free_speech import FreeSpeechScreen
+from therapy_app.gui.patient.naming import NamingScreen
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.patient.profiles import ProfileScreen
 from therapy_app.gui.patient.repetition import RepetitionScreen
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.widgets import Avatar, Banner, ElidedLabel, big_button, label
+from therapy_app.naming.bank import NamingBank
 from therapy_app.practice.controller import PracticeController, PracticeSettings
 from therapy_app.practice.events import ExerciseKind, french_message
 from therapy_app.speech.loading import LOAD_STEPS, LoadStep
@@ -46,7 +48,9 @@ SCREENS: dict[ExerciseKind, type[PracticeScreen]] = {
     ExerciseKind.FREE_SPEECH: FreeSpeechScreen,
     ExerciseKind.REPETITION: RepetitionScreen,
     ExerciseKind.COMPLETION: CompletionScreen,
+    ExerciseKind.NAMING: NamingScreen,
 }
+PRACTICE_SCREENS = tuple(kind.value for kind in SCREENS)
 APP_TITLE = "Entraînement à la parole"
 PREFERRED_SIZE = QSize(1280, 860)
 # How often queued attempts are retried, and how long each try waits for the lock.
@@ -73,10 +77,11 @@ class MainWindow(QMainWindow):
         load_steps: engines to load (tests pass preloaded ones).
         content: exercise lists (None: the bundled ones).
         settings: practice limits.
+        naming_bank: naming pictures (None: the bundled bank).
 
     Signals:
         screen_changed(str): the name of the screen now shown ("profiles",
-            "chooser", "free_speech", "repetition", "completion", "therapist").
+            "chooser", "free_speech", "repetition", "completion", "naming", "therapist").
         services_ready(): the speech engines are loaded.
     """
 
@@ -92,6 +97,7 @@ class MainWindow(QMainWindow):
         load_steps: Sequence[LoadStep] = LOAD_STEPS,
         content: ExerciseContent | None = None,
         settings: PracticeSettings | None = None,
+        naming_bank: NamingBank | None = None,
     ) -> None:
         super().__init__()
         self.setWindowTitle("Orthophonie – Entraînement à la parole")
@@ -101,6 +107,7 @@ class MainWindow(QMainWindow):
         self.runner = runner if runner is not None else TaskRunner(self)
         self.runner.error_handler = self._show_error
         self.content = content
+        self.naming_bank = naming_bank
         self.settings = settings
         self.patient: Patient | None = None
         self.practice: PracticeScreen | None = None
@@ -256,7 +263,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(widget)
         self.title.setText(title)
         self.back_button.setVisible(name not in ("profiles",))
-        on_patient_screens = name in ("chooser", "free_speech", "repetition", "completion")
+        on_patient_screens = name == "chooser" or name in PRACTICE_SCREENS
         self.change_patient.setVisible(name == "chooser" and len(self.profiles.patients) > 1)
         self.patient_name.setVisible(on_patient_screens and self.patient is not None)
         if self.avatar is not None:
@@ -351,6 +358,7 @@ class MainWindow(QMainWindow):
             self.runner,
             self.content,
             settings,
+            self.naming_bank,
         )
         screen = SCREENS[kind](controller)
         self.practice = screen
@@ -370,7 +378,7 @@ class MainWindow(QMainWindow):
     def go_back(self) -> None:
         """Escape / "Retour": exercise → chooser → profiles."""
         name = self.current_screen
-        if name in ("free_speech", "repetition", "completion"):
+        if name in PRACTICE_SCREENS:
             self.show_chooser()
         elif name == "chooser":
             self.show_profiles()

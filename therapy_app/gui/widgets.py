@@ -12,8 +12,9 @@ DIGIT_KEYS: dict[int, tuple[Qt.Key, ...]] = {
     1: (Qt.Key.Key_1, Qt.Key.Key_Ampersand),
     2: (Qt.Key.Key_2, Qt.Key.Key_Eacute),
     3: (Qt.Key.Key_3, Qt.Key.Key_QuoteDbl),
+    4: (Qt.Key.Key_4, Qt.Key.Key_Apostrophe),
 }
-"""The keys of 1, 2, 3: on a French AZERTY keyboard the top row gives & é " without Shift."""
+"""The keys of 1..4: on a French AZERTY keyboard the top row gives & é " ' without Shift."""
 
 
 def set_role(widget: QWidget, role: str) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.exercises import ExerciseContent, default_content
+from therapy_app.naming.bank import NamingBank
 from therapy_app.practice import items
 from therapy_app.practice.events import Cue, ExerciseKind, PracticeEvent, Proposal, State
 from therapy_app.practice.free_speech import FreeSpeechCycle
@@ -43,6 +44,7 @@ class PracticeController:
         scheduler: runs slow steps (the GUI's TaskRunner, or ``InlineScheduler``).
         content: exercise lists; None for the bundled ones.
         settings: limits and starting level.
+        bank: naming pictures; None for the bundled bank.
     """
 
     def __init__(
@@ -54,6 +56,7 @@ class PracticeController:
         scheduler: Scheduler,
         content: ExerciseContent | None = None,
         settings: PracticeSettings | None = None,
+        bank: NamingBank | None = None,
     ) -> None:
         self.kind = kind
         self.services = services
@@ -75,6 +78,7 @@ class PracticeController:
             patient_id,
             self._tries,
             self._listening,
+            bank,
         )
         self._free = FreeSpeechCycle(
             machine,
@@ -112,7 +116,7 @@ class PracticeController:
 
     @property
     def level(self) -> int:
-        """Current list level (repetition 1..3, completion 0 = all)."""
+        """Current list level (repetition 1..3, completion and naming 0 = all)."""
         return self._lists.level
 
     @property

@@ -12,11 +12,12 @@ from therapy_app.speech.chain import Proposal as Proposal
 
 
 class ExerciseKind(StrEnum):
-    """The three exercises (values are the storage's exercise kinds)."""
+    """The exercises (values are the storage's exercise kinds)."""
 
     FREE_SPEECH = "free_speech"
     REPETITION = "repetition"
     COMPLETION = "completion"
+    NAMING = "naming"
 
 
 class State(StrEnum):
@@ -61,9 +62,12 @@ class ItemPresented:
         prompt: what is written for the patient: the sentence to repeat, the
             cue with its blank, or "" in free speech.
         target: the expected answer ("" in free speech until a sentence is chosen).
-        level: difficulty level of the item (1..3; 0 in free speech).
+        level: difficulty level of the item (1..3; 0 in free speech; the
+            frequency band 1..3 in naming).
         index: position in the current list (0-based).
         count: items in the list.
+        picture: the SVG to show (naming only; "" otherwise). In naming the
+            prompt is "" too: the picture alone is level 0.
     """
 
     kind: ExerciseKind
@@ -72,6 +76,7 @@ class ItemPresented:
     level: int
     index: int
     count: int
+    picture: str = ""
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ class Cue:
     Attributes:
         level: 0 none, 1 slower, 2 word by word (repetition) / first sounds
             (completion), 3 first word given (repetition) / answer given (completion).
+            Naming has five levels (:mod:`therapy_app.practice.naming_cues`).
         message: French instruction shown to the patient.
         display: text to show (sentence spaced word by word, the first sounds...).
         spoken: what the voice says for this cue (markup allowed).

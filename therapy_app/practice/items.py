@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from therapy_app.exercises import CompletionItem, ExerciseContent, display_word_count
+from therapy_app.naming.bank import NamingBank, NamingItem
+from therapy_app.naming.candidates import accepted_answers, answer_forms, find_competitors
 from therapy_app.practice.events import ExerciseKind
 
 DISTRACTORS = 4
@@ -27,6 +29,11 @@ class ExerciseItem:
         sound_forms: forms the recogniser scores against the distractors
             (None: ``accepted``); completion scores the answer words only.
         allow_within: the answer said inside a longer utterance counts.
+        naming: the picture of a naming item.
+        start_level: the cue level the item starts at (naming: one step
+            below what the patient needed last time).
+        picture: absolute path of the naming picture ("" otherwise).
+        category_label: how a semantic cue names the item's category.
     """
 
     kind: ExerciseKind
@@ -38,6 +45,10 @@ class ExerciseItem:
     completion: CompletionItem | None = None
     sound_forms: tuple[str, ...] | None = None
     allow_within: bool = False
+    naming: NamingItem | None = None
+    start_level: int = 0
+    picture: str = ""
+    category_label: str = ""
 
 
 class ItemList:
@@ -135,4 +146,31 @@ def free_speech_item(sentence: str, content: ExerciseContent) -> ExerciseItem:
         accepted=(sentence,),
         distractors=tuple(closest_in_length(sentence, content.all_sentences())),
         level=0,
+    )
+
+
+def naming_item(
+    item: NamingItem, bank: NamingBank, start_level: int = 0, errors: Sequence[str] = ()
+) -> ExerciseItem:
+    """A picture to name: its answer forms, its competitors' forms as distractors.
+
+    Args:
+        item: the picture.
+        bank: where competitors come from.
+        start_level: the first cue level.
+        errors: the patient's frequent wrong answers for it (extra competitors).
+    """
+    competitors = find_competitors(item, bank, errors)
+    return ExerciseItem(
+        kind=ExerciseKind.NAMING,
+        prompt="",
+        target=item.word,
+        accepted=accepted_answers(item),
+        distractors=tuple(competitors.forms()),
+        level=item.frequency_band,
+        sound_forms=answer_forms(item),
+        naming=item,
+        start_level=start_level,
+        picture=str(bank.picture_path(item)),
+        category_label=bank.categories.get(item.category, ""),
     )

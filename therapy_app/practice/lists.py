@@ -1,11 +1,12 @@
-"""Repetition and completion lists: which list, where it resumes, and moving from item to item."""
+"""Repetition, completion and naming lists: which list, where it resumes, the next item."""
 
 from __future__ import annotations
 
 import logging
 
 from therapy_app.exercises import ExerciseContent
-from therapy_app.practice import items, resume
+from therapy_app.naming.bank import NamingBank, default_bank
+from therapy_app.practice import items, naming_plan, resume
 from therapy_app.practice.events import ExerciseKind, ItemPresented, Notice
 from therapy_app.practice.listening import Listening
 from therapy_app.practice.machine import PracticeMachine
@@ -29,6 +30,7 @@ class ItemLists:
         repository, patient_id: where the resume point is read.
         tries: practises the item presented.
         listening: its last recording is forgotten on a new item.
+        bank: the naming pictures (None: the bundled bank, read when needed).
     """
 
     def __init__(
@@ -41,6 +43,7 @@ class ItemLists:
         patient_id: int,
         tries: ItemTries,
         listening: Listening,
+        bank: NamingBank | None = None,
     ) -> None:
         self._machine = machine
         self._kind = kind
@@ -50,12 +53,25 @@ class ItemLists:
         self._patient_id = patient_id
         self._tries = tries
         self._listening = listening
+        self._bank = bank
         self.list = items.ItemList()
         self.level = settings.repetition_level
         """Current list level (repetition 1..3, completion 0 = all)."""
 
     def begin(self) -> None:
         """Present the first item, or where the patient stopped last time (repetition)."""
+        if self._kind is ExerciseKind.NAMING:
+            # The pictures due and their start levels come from the history (db worker).
+            self._machine.submit(
+                naming_plan.next_session,
+                self._repository,
+                self._patient_id,
+                self.bank,
+                pool="db",
+                on_done=self._planned,
+                on_error=self._plan_unknown,
+            )
+            return
         if self._kind is ExerciseKind.REPETITION and self._settings.resume:
             # Pick up where the patient stopped last time (issue 10), read on
             # the database worker; the first list's first sentence otherwise.
@@ -71,6 +87,23 @@ class ItemLists:
             return
         self._load()
         self.present(0)
+
+    @property
+    def bank(self) -> NamingBank:
+        """The naming pictures."""
+        if self._bank is None:
+            self._bank = default_bank()
+        return self._bank
+
+    def _planned(self, plan: list[naming_plan.PlannedItem]) -> None:
+        bank = self.bank
+        self.list.replace([items.naming_item(p.item, bank, p.start_level, p.errors) for p in plan])
+        self.level = 0
+        self.present(0)
+
+    def _plan_unknown(self, exc: BaseException) -> None:
+        _LOGGER.warning("cannot read the naming history, starting afresh: %r", exc)
+        self._planned(naming_plan.plan_session(self.bank, {}))
 
     def _resume_unknown(self, exc: BaseException) -> None:
         _LOGGER.warning("cannot read where repetition stopped, starting over: %r", exc)
@@ -109,7 +142,7 @@ class ItemLists:
         item = self.list.select(index)
         self._listening.last_clip = None  # "Ma voix" on a new item: nothing yet (issue 10)
         presented = ItemPresented(
-            self._kind, item.prompt, item.target, item.level, index, len(self.list)
+            self._kind, item.prompt, item.target, item.level, index, len(self.list), item.picture
         )
         self._tries.start(item, presented)
 

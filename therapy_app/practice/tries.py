@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from therapy_app.asr.utterance import HeardUtterance
-from therapy_app.practice import attempts, cues, items
+from therapy_app.practice import attempts, cues, items, naming_cues
 from therapy_app.practice.events import (
     Cue,
     CueGiven,
@@ -24,10 +24,17 @@ MOVE_ON = "Ce n'est pas grave, nous y reviendrons. Passons à la suite."
 
 
 def cue_for(item: items.ExerciseItem, level: int) -> Cue:
-    """The help at ``level`` for ``item`` (a completion cue or a repetition cue)."""
+    """The help at ``level`` for ``item`` (a naming, completion or repetition cue)."""
+    if item.naming is not None:
+        return naming_cues.naming_cue(item.naming, level, item.category_label)
     if item.completion is not None:
         return cues.completion_cue(item.completion, level)
     return cues.repetition_cue(item.target, level, slow_start=item.kind is ExerciseKind.FREE_SPEECH)
+
+
+def max_level(item: items.ExerciseItem) -> int:
+    """The strongest cue of ``item``'s exercise (naming has one more: the written word)."""
+    return naming_cues.MAX_NAMING_LEVEL if item.naming is not None else cues.MAX_CUE_LEVEL
 
 
 class ItemTries:
@@ -61,13 +68,21 @@ class ItemTries:
         """The item's last try is over (success, or the strongest cue was given)."""
 
     def start(self, item: items.ExerciseItem, presented: ItemPresented) -> None:
-        """Practise ``item``: report ``presented``, say it at cue level 0, wait for the patient."""
+        """Practise ``item``: report ``presented``, give its first cue, wait for the patient.
+
+        The first cue is level ``item.start_level`` (0 except in naming, where
+        a picture starts below the help the patient needed last time); a
+        higher first level is reported as a :class:`CueGiven` too.
+        """
         self.item = item
         self.last_outcome = None
         self.finished = False
         self._machine.emit(presented)
         self._machine.rest_state = State.AWAITING_REPETITION
-        self._voice.give(cue_for(item, 0))
+        first = cue_for(item, item.start_level)
+        if item.start_level > 0:
+            self._machine.emit(CueGiven(first))
+        self._voice.give(first)
 
     def clear(self) -> None:
         """No item (free speech, before a sentence is chosen)."""
@@ -101,7 +116,7 @@ class ItemTries:
         kind = ExerciseKind.REPETITION if self._kind is ExerciseKind.FREE_SPEECH else self._kind
         outcome = attempts.TryOutcome(kind, heard, result, item.target, level, self._voice.tts_s)
         self.last_outcome = outcome
-        finished = result.success or level >= cues.MAX_CUE_LEVEL
+        finished = result.success or level >= max_level(item)
         self.finished = finished
         if result.success:
             message = PRAISE.get(result.stars, PRAISE[2])

@@ -7,7 +7,8 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from therapy_app.analysis.metrics import AttemptMetrics, attempt_metrics, words
+from therapy_app.analysis.answers import bare_answer
+from therapy_app.analysis.metrics import AttemptMetrics, attempt_metrics, word_error_rate, words
 from therapy_app.storage import rows
 from therapy_app.storage.records import Attempt, AttemptRecord
 from therapy_app.verdict import decide
@@ -70,7 +71,9 @@ def verdict_after_edit(attempt: Attempt, metrics: AttemptMetrics) -> tuple[bool 
     recogniser's evidence: the word rule of :func:`therapy_app.verdict.decide`
     decides alone (the sound score measured the recording against texts, and
     the text is now known). In completion the answer said inside a longer
-    utterance counts as said, as in the exercise. An attempt without a
+    utterance counts as said, as in the exercise; in naming the name counts
+    with or without a determiner, or with the wrong one ("une chat", "c'est
+    un chat"). An attempt without a
     reference (a free-speech utterance) keeps the verdict it had.
 
     Returns:
@@ -85,6 +88,9 @@ def verdict_after_edit(attempt: Attempt, metrics: AttemptMetrics) -> tuple[bool 
         n = len(answer)
         if n and any(heard[i : i + n] == answer for i in range(len(heard) - n + 1)):
             wer = 0.0
+    if attempt.record.kind == "naming" and attempt.record.target_text:
+        said = bare_answer(attempt.transcript)
+        wer = word_error_rate(bare_answer(attempt.record.target_text), said) if said else 1.0
     return decide(wer).success, True
 
 

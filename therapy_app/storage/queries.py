@@ -35,6 +35,12 @@ _METRIC_SQL: dict[str, str] = {
     "accuracy": "AVG(a.accuracy)",
     "target_score": "AVG(a.target_score)",
     "success_rate": "AVG(a.success)",
+    # Naming (issue 12): the share of the session's pictures that were named at
+    # some cue level, and the mean cue level that led to success.
+    "naming_accuracy": "CAST(COUNT(DISTINCT CASE WHEN a.kind = 'naming' AND a.success = 1"
+    " THEN a.target_text END) AS REAL) / NULLIF(COUNT(DISTINCT CASE WHEN a.kind = 'naming'"
+    " THEN a.target_text END), 0)",
+    "naming_cue_level": "AVG(CASE WHEN a.kind = 'naming' AND a.success = 1 THEN a.cue_level END)",
 }
 assert set(_METRIC_SQL) == set(METRIC_NAMES)
 

@@ -9,8 +9,8 @@ from typing import Literal
 from therapy_app import pause_tolerance
 from therapy_app.analysis.metrics import AttemptMetrics
 
-ExerciseKind = Literal["free_speech", "repetition", "completion"]
-EXERCISE_KINDS: tuple[str, ...] = ("free_speech", "repetition", "completion")
+ExerciseKind = Literal["free_speech", "repetition", "completion", "naming"]
+EXERCISE_KINDS: tuple[str, ...] = ("free_speech", "repetition", "completion", "naming")
 
 TranscriptField = Literal["transcript", "repetition_transcript"]
 TRANSCRIPT_FIELDS: tuple[str, ...] = ("transcript", "repetition_transcript")
@@ -25,6 +25,8 @@ MetricName = Literal[
     "accuracy",
     "target_score",
     "success_rate",
+    "naming_accuracy",
+    "naming_cue_level",
 ]
 METRIC_NAMES: tuple[str, ...] = (
     "word_count",
@@ -36,6 +38,8 @@ METRIC_NAMES: tuple[str, ...] = (
     "accuracy",
     "target_score",
     "success_rate",
+    "naming_accuracy",
+    "naming_cue_level",
 )
 
 

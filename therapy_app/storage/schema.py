@@ -213,6 +213,54 @@ def m004_queue_verdicts_throttle_backups(db: Database) -> None:
     _set_version(db, 4)
 
 
+_KIND_LISTS = {
+    "exercises": "CHECK (kind IN ('free_speech', 'repetition', 'completion'))",
+    "sessions": "CHECK (exercise_kind IN ('free_speech', 'repetition', 'completion'))",
+    "attempts": "CHECK (kind IN ('free_speech', 'repetition', 'completion'))",
+}
+
+
+@MIGRATIONS()
+def m005_naming(db: Database) -> None:
+    """v5 (issue 12): the picture-naming exercise, kind ``naming``.
+
+    The exercise kind is a CHECK constraint of three tables. SQLite cannot
+    alter a constraint, and rebuilding the tables is not possible here: the
+    migration runs inside a transaction, where foreign keys cannot be turned
+    off, and dropping ``attempts`` would break the references of
+    ``transcript_edits`` and ``verdict_changes``. A constraint that only
+    accepts more values is widened in the stored schema text instead, the
+    procedure SQLite documents for loosening constraints (lang_altertable.html,
+    "making other kinds of table schema changes"): writable_schema, the
+    schema version bumped so every connection reloads it, then an integrity
+    check. Naming attempts need no new column: the cue level that led to
+    success is the successful attempt's ``cue_level``, the picture its
+    ``target_text``.
+    """
+    version = int(db.execute("PRAGMA schema_version").fetchone()[0])
+    db.execute("PRAGMA writable_schema = ON")
+    try:
+        for table, check in _KIND_LISTS.items():
+            widened = check.replace("'completion')", "'completion', 'naming')")
+            cursor = db.execute(
+                "UPDATE sqlite_master SET sql = replace(sql, ?, ?)"
+                " WHERE type = 'table' AND name = ? AND instr(sql, ?) > 0",
+                [check, widened, table, check],
+            )
+            if cursor.rowcount != 1:
+                raise RuntimeError(f"m005_naming: unexpected schema of {table}")
+        db.execute(f"PRAGMA schema_version = {version + 1}")
+    finally:
+        db.execute("PRAGMA writable_schema = OFF")
+    problems = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+    if problems != ["ok"]:
+        raise RuntimeError(f"m005_naming: quick_check {problems[:3]}")
+    db.execute(
+        "INSERT INTO exercises (kind, title, level) VALUES ('naming', 'Dénomination d''images', 1)"
+    )
+    _set_version(db, 5)
+
+
 SCHEMA_VERSION = len(MIGRATIONS._migrations)  # noqa: SLF001 - no public count in sqlite-utils
 """The version this code writes; a database with a higher ``user_version`` is refused."""
 

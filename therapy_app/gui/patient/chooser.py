@@ -23,6 +23,7 @@ EXERCISES: tuple[tuple[ExerciseKind, str, str, str], ...] = (
     (ExerciseKind.FREE_SPEECH, "✎", "Parler librement", "Dites une phrase, je vous aide."),
     (ExerciseKind.REPETITION, theme.ICON_REPLAY, "Répéter", "Écoutez une phrase et répétez-la."),
     (ExerciseKind.COMPLETION, "…", "Compléter", "Trouvez le mot qui manque."),
+    (ExerciseKind.NAMING, "▣", "Nommer des images", "Dites le nom de ce que vous voyez."),
 )
 
 
@@ -81,7 +82,7 @@ class ExerciseButton(QPushButton):
 
 
 class ExerciseChooser(QWidget):
-    """ "Que voulez-vous faire ?": free speech, repetition, completion (keys 1, 2, 3).
+    """ "Que voulez-vous faire ?": free speech, repetition, completion, naming (keys 1 to 4).
 
     Signals:
         chosen(str): the ``ExerciseKind`` value picked.

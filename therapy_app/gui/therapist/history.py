@@ -31,6 +31,7 @@ from therapy_app.exports.labels import exercise_label
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
 from therapy_app.gui.therapist.style import set_role
+from therapy_app.practice.naming_cues import LEVEL_NAMES
 from therapy_app.storage import Attempt, SessionRepository, SessionSummary
 
 _LOGGER = logging.getLogger(__name__)
@@ -100,6 +101,16 @@ SESSION_COLUMNS: tuple[Column[SessionSummary], ...] = (
 """The history columns the therapist reads, left to right."""
 
 
+def cue_text(attempt: Attempt) -> str:
+    """The help given before the try: its level, named for naming ("2 · premier son")."""
+    level = attempt.record.cue_level
+    if level is None:
+        return fmt.MISSING
+    if attempt.record.kind == "naming" and level in LEVEL_NAMES:
+        return f"{level} · {LEVEL_NAMES[level]}"
+    return str(level)
+
+
 def _said(attempt: Attempt) -> str:
     text = attempt.transcript or fmt.MISSING
     return text + (" ✎" if attempt.edited_transcript is not None else "")
@@ -116,6 +127,13 @@ ATTEMPT_COLUMNS: tuple[Column[Attempt], ...] = (
         False,
     ),
     Column("Transcription", _said, lambda a: a.transcript, False),
+    Column(
+        "Indice",
+        cue_text,
+        lambda a: -1 if a.record.cue_level is None else a.record.cue_level,
+        tip="Aide donnée avant l'essai (0 : aucune). Dénomination : image seule, indice de"
+        " sens, premier son, mot écrit, modèle à répéter.",
+    ),
     Column("Mots", lambda a: str(a.metrics.word_count), lambda a: a.metrics.word_count),
     Column(
         "Précision",
