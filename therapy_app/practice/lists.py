@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from therapy_app.exercises import ExerciseContent
-from therapy_app.practice import items, resume
+from therapy_app.practice import custom, items, resume
 from therapy_app.practice.events import ExerciseKind, ItemPresented, Notice
 from therapy_app.practice.listening import Listening
 from therapy_app.practice.machine import PracticeMachine
@@ -83,11 +83,20 @@ class ItemLists:
         self.present(point.index if point is not None else 0)
 
     def _load(self) -> None:
+        # The patient's own words and sentences come first (the therapist's lists).
+        own = self._settings.custom_items
         if self._kind is ExerciseKind.REPETITION:
-            self.list.replace(items.repetition_items(self._content, self.level))
+            self.list.replace(
+                custom.repetition_items(own, self._content)
+                + items.repetition_items(self._content, self.level)
+            )
         else:
             completion_level = self._settings.completion_level
-            self.list.replace(items.completion_items(self._content, completion_level))
+            category = self._settings.completion_category
+            self.list.replace(
+                custom.completion_items(own, self._content)
+                + items.completion_items(self._content, completion_level, category)
+            )
             self.level = completion_level or 0
 
     def set_level(self, level: int) -> bool:

@@ -1,0 +1,120 @@
+"""Today's program headless: settings per exercise, custom items, rate, item count, real TTS."""
+
+from __future__ import annotations
+
+import pytest
+from practice_fixtures import SpokenClips, make_services
+
+from therapy_app.exercises import default_content
+from therapy_app.practice import catalogue, custom
+from therapy_app.practice.controller import PracticeController
+from therapy_app.practice.events import ExerciseDone, ExerciseKind, ItemPresented, Speaking, State
+from therapy_app.practice.program import plan
+from therapy_app.practice.scheduling import InlineScheduler
+from therapy_app.practice.settings import PracticeSettings
+from therapy_app.speech.chain import hear
+from therapy_app.speech.services import SilentPlayer
+from therapy_app.storage import SessionRepository
+from therapy_app.storage.programs import CustomItem, Program, ProgramStep
+
+FAMILY = "Ma fille s'appelle Julie."
+
+
+def _program(**overrides: object) -> Program:
+    fields: dict[str, object] = dict(
+        patient_id=1,
+        steps=(
+            ProgramStep("completion", 1, "repas"),
+            ProgramStep("repetition", 2),
+            ProgramStep("free_speech"),
+            ProgramStep("naming_from_a_newer_release"),
+        ),
+        items_per_session=3,
+        speech_rate_percent=80,
+    )
+    fields.update(overrides)
+    return Program(**fields)  # type: ignore[arg-type]
+
+
+def test_plan_gives_each_exercise_its_settings() -> None:
+    own = [CustomItem(1, 1, "sentence", FAMILY), CustomItem(2, 1, "word", "couscous")]
+    planned = plan(_program(), PracticeSettings(), 6000, own)
+    # In the therapist's order; a kind this version does not know is skipped.
+    assert [p.kind for p in planned] == [
+        ExerciseKind.COMPLETION,
+        ExerciseKind.REPETITION,
+        ExerciseKind.FREE_SPEECH,
+    ]
+    completion, repetition, free = (p.settings for p in planned)
+    for settings in (completion, repetition, free):
+        assert settings.max_items == 3
+        assert settings.rate_factor == pytest.approx(0.8)
+        assert settings.trailing_silence_ms == 6000
+    assert (completion.completion_level, completion.completion_category) == (1, "repas")
+    assert (repetition.repetition_level, repetition.resume) == (2, False)
+    assert repetition.custom_items == (FAMILY, "couscous")
+    assert free.custom_items == ()
+    unused = plan(_program(use_custom_items=False), PracticeSettings(), 3500, own)
+    assert all(p.settings.custom_items == () for p in unused)
+
+
+def test_catalogue_difficulties_come_from_the_content() -> None:
+    content = default_content()
+    labels = [d.label for d in catalogue.difficulties("repetition", content)]
+    assert labels[1] == "Phrases courtes (1 à 4 mots)"
+    assert [d.level for d in catalogue.difficulties("completion", content)] == [None, 1, 2]
+    assert "repas" in catalogue.categories("completion", content)
+    assert catalogue.categories("repetition", content) == ()
+
+
+def test_a_custom_sentence_is_completed_by_its_last_word() -> None:
+    source = custom.completion_source(FAMILY)
+    assert source is not None
+    assert (source.cue, source.answer) == ("Ma fille s'appelle …", "Julie")
+    assert source.completed() == FAMILY
+    assert custom.completion_source("couscous") is None  # a word is repeated, not completed
+    [item] = custom.completion_items((FAMILY, "couscous"), default_content())
+    assert "Julie" not in item.distractors and item.accepted[0] == "Julie"
+
+
+@pytest.mark.slow
+def test_program_settings_drive_the_controller_and_the_real_voice() -> None:
+    repository = SessionRepository()
+    try:
+        patient = repository.create_patient("Jeanne")
+        played = {}
+        for factor in (1.0, 0.7):
+            player = SilentPlayer()
+            services = make_services(SpokenClips(), player)
+            events: list[object] = []
+            settings = PracticeSettings(
+                resume=False, max_items=2, rate_factor=factor, custom_items=(FAMILY,)
+            )
+            controller = PracticeController(
+                ExerciseKind.REPETITION,
+                services,
+                repository,
+                patient.id,
+                InlineScheduler(),
+                settings=settings,
+            )
+            controller.subscribe(events.append)
+            controller.begin()
+            first = next(e for e in events if isinstance(e, ItemPresented))
+            assert first.prompt == FAMILY  # the patient's own sentence comes first
+            assert next(e for e in events if isinstance(e, Speaking)).text == FAMILY
+            played[factor] = player.played[-1]
+            if factor == 1.0:
+                # The real TTS said the custom sentence: the recogniser hears it.
+                heard = hear(services, played[factor])
+                assert heard is not None and "julie" in heard.transcript.text.lower()
+                assert controller.next_item()
+                assert controller.item is not None and controller.item.target != FAMILY
+                assert controller.next_item()  # the second item reaches the count
+                assert [e.items for e in events if isinstance(e, ExerciseDone)] == [2]
+                assert controller.state is State.IDLE
+            controller.end()
+        # The program's slower pace reaches the voice.
+        assert played[0.7].duration > played[1.0].duration * 1.2
+    finally:
+        repository.close()
