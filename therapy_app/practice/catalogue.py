@@ -61,7 +61,7 @@ CATALOGUE: tuple[ExerciseInfo, ...] = (
         "Répéter",
         "Écoutez une phrase et répétez-la.",
         "↻",
-        "Répétition de phrases",
+        "Répétition",
         uses_custom_items=True,
     ),
     ExerciseInfo(
@@ -69,7 +69,7 @@ CATALOGUE: tuple[ExerciseInfo, ...] = (
         "Compléter",
         "Trouvez le mot qui manque.",
         "…",
-        "Complétion de phrases",
+        "Complétion",
         has_categories=True,
         uses_custom_items=True,
     ),

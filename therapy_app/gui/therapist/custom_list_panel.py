@@ -33,9 +33,8 @@ _LOGGER = logging.getLogger(__name__)
 
 KIND_LABELS = {"word": "Mot", "sentence": "Phrase"}
 HELP = (
-    "Des mots et des phrases de la vie du patient (prénoms de la famille, rue, plats "
-    "préférés). La répétition les propose en premier ; une phrase de trois mots ou plus "
-    "sert aussi en complétion (le dernier mot est à trouver). La voix les lit."
+    "Prénoms de la famille, rue, plats préférés… La répétition les propose en premier ; "
+    "une phrase de trois mots ou plus sert aussi en complétion. La voix les lit."
 )
 
 
@@ -78,6 +77,8 @@ class CustomListPanel(QGroupBox):
         set_role(help_label, "muted")
         self.list = QListWidget()
         self.list.setAccessibleName("Mots et phrases du patient")
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.kind = QComboBox()
         for kind, label in KIND_LABELS.items():
             self.kind.addItem(label, kind)
@@ -88,31 +89,32 @@ class CustomListPanel(QGroupBox):
         self.theme = QLineEdit()
         self.theme.setPlaceholderText("thème (famille, repas…)")
         self.theme.setAccessibleName("Thème")
-        self.theme.setMaximumWidth(180)
         self.add_button = QPushButton("Ajouter")
         self.remove_button = QPushButton("Retirer")
-        self.export_button = QPushButton("Exporter la liste…")
-        self.import_button = QPushButton("Importer une liste…")
+        self.export_button = QPushButton("Exporter…")
+        self.import_button = QPushButton("Importer…")
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.hide()
+        kind_row = QHBoxLayout()
+        kind_row.addWidget(self.kind)
+        kind_row.addWidget(self.theme, 1)
         add_row = QHBoxLayout()
-        add_row.addWidget(self.kind)
         add_row.addWidget(self.text, 1)
-        add_row.addWidget(self.theme)
         add_row.addWidget(self.add_button)
         file_row = QHBoxLayout()
-        file_row.addWidget(self.remove_button)
-        file_row.addStretch(1)
         file_row.addWidget(self.export_button)
         file_row.addWidget(self.import_button)
         layout = QVBoxLayout(self)
         layout.addWidget(help_label)
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.remove_button, 0, Qt.AlignmentFlag.AlignRight)
+        layout.addLayout(kind_row)
         layout.addLayout(add_row)
         layout.addLayout(file_row)
         layout.addWidget(self.status)
+        self.setMaximumWidth(440)
         self.add_button.clicked.connect(self.add)
         self.text.returnPressed.connect(self.add)
         self.remove_button.clicked.connect(self.remove_selected)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.formatting import short_datetime
 from therapy_app.gui.therapist.style import set_role
+from therapy_app.practice import catalogue
 from therapy_app.storage import Patient, SessionRepository
 from therapy_app.storage.programs import PatientChange
 
@@ -45,10 +46,19 @@ DELETE_WARNING = (
 )
 
 
+def _exercise_name(kind: str) -> str:
+    try:
+        return catalogue.info(kind).therapist_name
+    except KeyError:
+        return kind
+
+
 def change_label(change: PatientChange) -> str:
     """ "14/03/2025 10:30 · Renommé : Jeanne Dupont → Jeanne Martin (claire)"."""
     what = ACTION_LABELS.get(change.action, change.action)
-    if change.old_value and change.new_value:
+    if change.action == "program" and change.new_value:
+        what += " : " + ", ".join(_exercise_name(k) for k in change.new_value.split(", "))
+    elif change.old_value and change.new_value:
         what += f" : {change.old_value} → {change.new_value}"
     elif change.new_value:
         what += f" : {change.new_value}"
@@ -142,6 +152,8 @@ class PatientPanel(QWidget):
 
         self.changes = QListWidget()
         self.changes.setAccessibleName("Historique des modifications")
+        self.changes.setWordWrap(True)
+        self.changes.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         changes_box = QGroupBox("Historique des modifications")
         QVBoxLayout(changes_box).addWidget(self.changes)
 
@@ -153,10 +165,15 @@ class PatientPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.patient_label)
         layout.addWidget(self.status)
-        layout.addWidget(rename_box)
-        layout.addWidget(archive_box)
-        layout.addWidget(delete_box)
-        layout.addWidget(changes_box, 1)
+        columns = QHBoxLayout()
+        actions = QVBoxLayout()
+        actions.addWidget(rename_box)
+        actions.addWidget(archive_box)
+        actions.addWidget(delete_box)
+        actions.addStretch(1)
+        columns.addLayout(actions, 3)
+        columns.addWidget(changes_box, 2)
+        layout.addLayout(columns, 1)
 
         self.rename_button.clicked.connect(self.rename)
         self.name.returnPressed.connect(self.rename)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -48,7 +49,8 @@ class StepRow(QWidget):
         super().__init__()
         self.entry = entry
         self.included = QCheckBox(entry.therapist_name)
-        self.included.setMinimumWidth(200)
+        # Never squeezed below its text ("Complétion" was cut at 1366 px).
+        self.included.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         self.difficulty = QComboBox()
         for choice in catalogue.difficulties(entry.kind.value, content):
             self.difficulty.addItem(choice.label, choice.level)
@@ -58,10 +60,16 @@ class StepRow(QWidget):
             self.theme.addItem(name or ALL_THEMES, name)
         self.theme.setVisible(entry.has_categories)
         self.theme.setAccessibleName(f"Thème : {entry.therapist_name}")
-        self.up = QPushButton("▲")
-        self.down = QPushButton("▼")
+        for combo in (self.difficulty, self.theme):
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(8)
+        self.difficulty.setMinimumContentsLength(16)
+        self.up = QPushButton("↑")
+        self.down = QPushButton("↓")
         for button, label in ((self.up, "Plus tôt"), (self.down, "Plus tard")):
-            button.setFixedWidth(40)
+            button.setFixedWidth(52)
             button.setToolTip(label)
             button.setAccessibleName(f"{label} : {entry.therapist_name}")
         row = QHBoxLayout(self)
@@ -69,7 +77,7 @@ class StepRow(QWidget):
         row.addWidget(self.up)
         row.addWidget(self.down)
         row.addWidget(self.included)
-        row.addWidget(self.difficulty, 1)
+        row.addWidget(self.difficulty, 2)
         row.addWidget(self.theme, 1)
         if not entry.has_categories:
             row.addStretch(1)
@@ -149,12 +157,14 @@ class ProgramPanel(QWidget):
         self.items.setValue(DEFAULT_ITEMS)
         self.items.setSuffix(" par exercice")
         self.items.setAccessibleName("Nombre d'éléments par exercice")
+        self.items.setMaximumWidth(260)
         self.rate = QSpinBox()
         self.rate.setRange(MIN_RATE_PERCENT, MAX_RATE_PERCENT)
         self.rate.setSingleStep(5)
         self.rate.setValue(100)
         self.rate.setSuffix(" %")
         self.rate.setAccessibleName("Débit de la voix")
+        self.rate.setMaximumWidth(260)
         self.rate.setToolTip("100 % : le débit habituel des exercices ; moins : plus lent.")
         self.use_custom = QCheckBox("Commencer par les mots et phrases du patient")
         self.use_custom.setChecked(True)
