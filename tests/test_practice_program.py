@@ -6,7 +6,7 @@ import pytest
 from practice_fixtures import SpokenClips, make_services
 
 from therapy_app.exercises import default_content
-from therapy_app.practice import catalogue, custom
+from therapy_app.practice import catalogue, custom, items
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import ExerciseDone, ExerciseKind, ItemPresented, Speaking, State
 from therapy_app.practice.program import plan
@@ -77,6 +77,25 @@ def test_a_custom_sentence_is_completed_by_its_last_word() -> None:
     assert "Julie" not in item.distractors and item.accepted[0] == "Julie"
 
 
+def test_own_items_come_where_the_patient_starts() -> None:
+    content = default_content()
+    listed = items.repetition_items(content, 1)
+    own = custom.repetition_items((FAMILY, "couscous"), content)
+    assert [i.target for i in custom.inserted(listed, own)[:3]] == [
+        FAMILY,
+        "couscous",
+        listed[0].target,
+    ]
+    resumed = custom.inserted(listed, own, 5)
+    assert [i.target for i in resumed[4:8]] == [
+        listed[4].target,
+        FAMILY,
+        "couscous",
+        listed[5].target,
+    ]
+    assert [i.target for i in custom.inserted(listed, own, 999)[-2:]] == [FAMILY, "couscous"]
+
+
 @pytest.mark.slow
 def test_program_settings_drive_the_controller_and_the_real_voice() -> None:
     repository = SessionRepository()
@@ -116,5 +135,46 @@ def test_program_settings_drive_the_controller_and_the_real_voice() -> None:
             controller.end()
         # The program's slower pace reaches the voice.
         assert played[0.7].duration > played[1.0].duration * 1.2
+    finally:
+        repository.close()
+
+
+@pytest.mark.slow
+def test_resumed_repetition_puts_the_own_items_where_it_resumes() -> None:
+    from therapy_app.storage import AttemptRecord
+
+    content = default_content()
+    third = content.level(1).sentences[2]
+    repository = SessionRepository()
+    try:
+        patient = repository.create_patient("Jeanne")
+        session = repository.start_session(patient.id, "repetition")
+        repository.add_attempt(
+            AttemptRecord(
+                session_id=session.id,
+                kind="repetition",
+                raw_transcript=third,
+                target_text=third,
+                success=True,
+            )
+        )
+        repository.end_session(session.id)
+        events: list[object] = []
+        controller = PracticeController(
+            ExerciseKind.REPETITION,
+            make_services(SpokenClips(), SilentPlayer()),
+            repository,
+            patient.id,
+            InlineScheduler(),
+            settings=PracticeSettings(custom_items=(FAMILY,)),
+        )
+        controller.subscribe(events.append)
+        controller.begin()
+        first = next(e for e in events if isinstance(e, ItemPresented))
+        assert (first.prompt, first.index) == (FAMILY, 3)
+        assert controller.next_item()
+        assert controller.item is not None
+        assert controller.item.target == content.level(1).sentences[3]
+        controller.end()
     finally:
         repository.close()

@@ -476,6 +476,7 @@ class MainWindow(QMainWindow):
         """Escape / "Retour": exercise → chooser → profiles."""
         name = self.current_screen
         if name in ("free_speech", "repetition", "completion"):
+            self._program_queue = []  # leaving an exercise leaves today's program
             self.show_chooser()
         elif name == "chooser":
             self.show_profiles()

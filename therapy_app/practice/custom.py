@@ -53,3 +53,15 @@ def completion_items(texts: tuple[str, ...], content: ExerciseContent) -> list[E
     sources = [c for c in (completion_source(t) for t in texts) if c is not None]
     answers = [i.answer for i in content.completion] + [c.answer for c in sources]
     return [completion_item(c, answers) for c in sources]
+
+
+def inserted(
+    listed: list[ExerciseItem], own: list[ExerciseItem], at: int = 0
+) -> list[ExerciseItem]:
+    """``listed`` with ``own`` inserted before position ``at`` (where the patient starts).
+
+    Repetition resumes at the sentence after the last one done: the patient's
+    own items come there, not at the start of a list they are half through.
+    """
+    at = max(0, min(at, len(listed)))
+    return [*listed[:at], *own, *listed[at:]]

@@ -79,16 +79,21 @@ class ItemLists:
     def _resume(self, point: resume.ResumePoint | None) -> None:
         if point is not None:
             self.level = point.level
-        self._load()
-        self.present(point.index if point is not None else 0)
+        index = point.index if point is not None else 0
+        # The patient's own items go where the patient starts today.
+        self._load(custom_at=index)
+        self.present(index)
 
-    def _load(self) -> None:
+    def _load(self, custom_at: int = 0) -> None:
         # The patient's own words and sentences come first (the therapist's lists).
         own = self._settings.custom_items
         if self._kind is ExerciseKind.REPETITION:
             self.list.replace(
-                custom.repetition_items(own, self._content)
-                + items.repetition_items(self._content, self.level)
+                custom.inserted(
+                    items.repetition_items(self._content, self.level),
+                    custom.repetition_items(own, self._content),
+                    custom_at,
+                )
             )
         else:
             completion_level = self._settings.completion_level
