@@ -28,15 +28,16 @@ from therapy_app.gui.patient.free_speech import FreeSpeechScreen
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.patient.profiles import ProfileScreen
 from therapy_app.gui.patient.repetition import RepetitionScreen
+from therapy_app.gui.patient.todays_program import PROGRAM_DONE as PROGRAM_DONE
+from therapy_app.gui.patient.todays_program import TodaysProgram
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.widgets import Avatar, Banner, ElidedLabel, big_button, label
-from therapy_app.practice import catalogue, program
 from therapy_app.practice.controller import PracticeController, PracticeSettings
 from therapy_app.practice.events import ExerciseDone, ExerciseKind, PracticeEvent, french_message
+from therapy_app.practice.program import PlannedExercise
 from therapy_app.speech.loading import LOAD_STEPS, LoadStep
 from therapy_app.speech.services import AudioOutput, SpeechServices
 from therapy_app.storage import Patient, SessionRepository
-from therapy_app.storage.programs import CustomItem, Program
 
 if TYPE_CHECKING:  # imported on first use (open_therapist_area)
     from therapy_app.gui.therapist.area import TherapistArea
@@ -49,7 +50,6 @@ SCREENS: dict[ExerciseKind, type[PracticeScreen]] = {
     ExerciseKind.COMPLETION: CompletionScreen,
 }
 APP_TITLE = "Entraînement à la parole"
-PROGRAM_DONE = "Bravo, le programme du jour est terminé ! Vous pouvez continuer avec un exercice."
 PREFERRED_SIZE = QSize(1280, 860)
 # How often queued attempts are retried, and how long each try waits for the lock.
 QUEUE_RETRY_MS = 60_000
@@ -62,14 +62,6 @@ THERAPIST_SOON = (
     "L'espace thérapeute sera bientôt disponible. "
     "Il permettra de suivre les progrès et de corriger les transcriptions."
 )
-
-
-def program_summary(plan: list[program.PlannedExercise], stored: Program | None) -> str | None:
-    """ "Compléter, puis Répéter · 10 à chaque fois" (None: no program to offer)."""
-    if not plan or stored is None:
-        return None
-    names = [catalogue.info(p.kind.value).name for p in plan]
-    return f"{', puis '.join(names)} · {stored.items_per_session} à chaque fois"
 
 
 class MainWindow(QMainWindow):
@@ -117,10 +109,7 @@ class MainWindow(QMainWindow):
         self.patient: Patient | None = None
         self.practice: PracticeScreen | None = None
         self.therapist: TherapistArea | None = None
-        self.program: Program | None = None
-        """The current patient's program (None: none set, or not read yet)."""
-        self.program_plan: list[program.PlannedExercise] = []
-        self._program_queue: list[program.PlannedExercise] = []
+        self.todays = TodaysProgram(repository, self.runner, settings, self)
         self._auto_skip = True
 
         self.loader = ServicesLoader(self.runner, load_steps, recorder_factory, player, self)
@@ -178,6 +167,8 @@ class MainWindow(QMainWindow):
         self.profiles.patient_chosen.connect(self.select_patient)
         self.chooser.chosen.connect(lambda kind: self.start_exercise(ExerciseKind(kind)))
         self.chooser.program_chosen.connect(self.start_program)
+        self.todays.loaded.connect(self._program_loaded)
+        self.todays.patient_gone.connect(self._patient_gone)
         self.chooser.retry_requested.connect(self.loader.start)
         self.loader.progress.connect(self.chooser.show_progress)
         self.loader.ready.connect(self._services_loaded)
@@ -333,80 +324,45 @@ class MainWindow(QMainWindow):
         self.load_program()
 
     # ----- today's program ----------------------------------------------------------
+    @property
+    def program_plan(self) -> list[PlannedExercise]:
+        """Today's program of the chosen patient (empty when none is set or read yet)."""
+        return self.todays.plan
+
     def load_program(self) -> None:
         """Read the patient's program and lists (database worker), then offer the program."""
-        self.program, self.program_plan = None, []
         self.chooser.set_program(None)
-        patient = self.patient
-        if patient is None:
-            return
-        repository = self.repository
+        if self.patient is not None:
+            self.todays.load(self.patient)
 
-        def read() -> tuple[Patient, Program | None, list[CustomItem]]:
-            # The patient too: the therapist may have changed the pause tolerance.
-            return (
-                repository.get_patient(patient.id),
-                repository.get_program(patient.id),
-                repository.custom_items(patient.id),
-            )
-
-        self.runner.submit(
-            read,
-            on_done=self._program_loaded,
-            on_error=self._program_failed,
-            pool="db",
-            group="program",
-        )
-
-    def _program_failed(self, exc: BaseException) -> None:
-        if isinstance(exc, KeyError):
-            # The therapist deleted this patient meanwhile.
-            self.patient = None
-            self.show_profiles()
-            return
-        _LOGGER.warning("program not read: %r", exc)
-
-    def _program_loaded(self, found: tuple[Patient, Program | None, list[CustomItem]]) -> None:
-        patient, stored, own = found
+    def _program_loaded(self, patient: Patient, summary: str | None) -> None:
         if self.patient is None or patient.id != self.patient.id:
-            return  # another patient was chosen meanwhile
-        if patient.archived:
-            # Archived by the therapist meanwhile: off the start screen.
-            self.patient = None
-            self.show_profiles()
             return
         self.patient = patient
-        self.program = stored
-        base = self.settings or PracticeSettings()
-        self.program_plan = (
-            program.plan(stored, base, patient.pause_tolerance_ms, own) if stored else []
-        )
-        self.chooser.set_program(program_summary(self.program_plan, stored))
+        self.chooser.set_program(summary)
         self.program_ready.emit()
+
+    def _patient_gone(self) -> None:
+        # Deleted or archived by the therapist meanwhile: off the start screen.
+        self.patient = None
+        self.show_profiles()
 
     def start_program(self) -> PracticeScreen | None:
         """ "Programme du jour": the therapist's exercises one after the other."""
-        if not self.program_plan:
-            return None
-        self._program_queue = list(self.program_plan)
-        return self._next_program_exercise()
-
-    def _next_program_exercise(self) -> PracticeScreen | None:
-        if not self._program_queue:
-            return None
-        planned = self._program_queue.pop(0)
-        return self._open_exercise(planned.kind, planned.settings)
+        planned = self.todays.start()
+        return self._open_exercise(planned.kind, planned.settings) if planned else None
 
     def _on_practice_event(self, event: PracticeEvent) -> None:
         if not isinstance(event, ExerciseDone):
             return
         # Leave the finished screen from the event loop, not from inside its own callback.
-        if self._program_queue:
-            QTimer.singleShot(0, self._next_program_exercise)
-        else:
-            QTimer.singleShot(0, self._program_finished)
+        QTimer.singleShot(0, self._next_program_exercise)
 
-    def _program_finished(self) -> None:
+    def _next_program_exercise(self) -> None:
+        planned = self.todays.next()
+        if planned is not None:
+            self._open_exercise(planned.kind, planned.settings)
+            return
         self.show_chooser()
         self.banner.show_notice(PROGRAM_DONE)
 
@@ -433,13 +389,10 @@ class MainWindow(QMainWindow):
         """Open the exercise screen for ``kind`` (engines and patient needed)."""
         if self.patient is None:
             return None
-        self._program_queue = []
+        self.todays.stop()
         # The patient's own pause tolerance ends their recordings (issue 10);
         # the program's voice rate applies to every exercise.
-        settings = program.patient_settings(
-            self.settings or PracticeSettings(), self.patient.pause_tolerance_ms, self.program
-        )
-        return self._open_exercise(kind, settings)
+        return self._open_exercise(kind, self.todays.settings_for(self.patient))
 
     def _open_exercise(
         self, kind: ExerciseKind, settings: PracticeSettings
@@ -476,7 +429,7 @@ class MainWindow(QMainWindow):
         """Escape / "Retour": exercise → chooser → profiles."""
         name = self.current_screen
         if name in ("free_speech", "repetition", "completion"):
-            self._program_queue = []  # leaving an exercise leaves today's program
+            self.todays.stop()  # leaving an exercise leaves today's program
             self.show_chooser()
         elif name == "chooser":
             self.show_profiles()
