@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QHideEvent, QIcon, QPainter, QPixmap, QShowEvent
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -30,10 +30,13 @@ from therapy_app.gui.therapist.custom_list_panel import CustomListPanel
 from therapy_app.gui.therapist.exports_panel import ExportPanel
 from therapy_app.gui.therapist.history import HistoryPanel
 from therapy_app.gui.therapist.login import LoginPage
+from therapy_app.gui.therapist.patient_items import ARCHIVED_SUFFIX as ARCHIVED_SUFFIX
+from therapy_app.gui.therapist.patient_items import avatar_icon as avatar_icon
+from therapy_app.gui.therapist.patient_items import show_patient_item
 from therapy_app.gui.therapist.patient_panel import PatientPanel
 from therapy_app.gui.therapist.patient_settings import PatientSettings
 from therapy_app.gui.therapist.program_panel import ProgramPanel
-from therapy_app.gui.therapist.recovery import RecoveryCodeBox, ResetPasswordPage
+from therapy_app.gui.therapist.recovery import NewCodeButton, RecoveryCodeBox, ResetPasswordPage
 from therapy_app.gui.therapist.style import apply_style, set_role
 from therapy_app.storage import Patient, SessionRepository
 
@@ -61,21 +64,6 @@ _ACTIVITY_EVENTS = frozenset(
     {QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel}
 )
 TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS, TAB_BACKUP, TAB_PROGRAM, TAB_PATIENT = range(6)
-ARCHIVED_SUFFIX = " (archivé)"
-ARCHIVED_COLOUR = "#595959"
-"""Grey for archived patients, still 7:1 on white (readable, clearly set apart)."""
-
-
-def _show_patient_item(item: QListWidgetItem, patient: Patient) -> None:
-    """Name and avatar of ``patient`` in the list; an archived one is marked and greyed."""
-    text = patient.display_name + (ARCHIVED_SUFFIX if patient.archived else "")
-    item.setText(text)
-    item.setToolTip(text)
-    item.setIcon(avatar_icon(patient))
-    if patient.archived:
-        item.setForeground(QColor(ARCHIVED_COLOUR))
-    else:
-        item.setData(Qt.ItemDataRole.ForegroundRole, None)
 
 
 def _cancel_groups(runner: TaskRunner) -> None:
@@ -90,25 +78,6 @@ def _on_destroyed(runner: TaskRunner | None, detail: AttemptDetail) -> None:
         detail.player.stop()
     except Exception as exc:  # noqa: BLE001 - nothing may escape a destroyed() handler
         _LOGGER.warning("stopping playback of a deleted therapist area failed: %s", exc)
-
-
-def avatar_icon(patient: Patient, size: int = 40) -> QIcon:
-    """A coloured disc with the patient's initials (same look as the patient screens)."""
-    pixmap = QPixmap(size, size)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setBrush(QColor(patient.avatar_colour))
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.drawEllipse(0, 0, size, size)
-    font = QFont()
-    font.setPixelSize(int(size * 0.4))
-    font.setBold(True)
-    painter.setFont(font)
-    painter.setPen(QColor("white"))
-    painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, patient.initials)
-    painter.end()
-    return QIcon(pixmap)
 
 
 class _ActivityWatcher(QObject):
@@ -176,9 +145,8 @@ class TherapistArea(QWidget):
         self.reset_page = ResetPasswordPage(repository, self._runner)
         self.code_box = RecoveryCodeBox()
         self._new_code: str | None = None
-        self.new_code_button = QPushButton("Nouveau code de secours")
-        self.new_code_button.setToolTip(
-            "Crée un nouveau code de secours pour le mot de passe ; l'ancien ne fonctionne plus."
+        self.new_code_button = NewCodeButton(
+            repository, self._runner, self._editor_name, self.code_box
         )
 
         self.patient_list = QListWidget()
@@ -268,7 +236,7 @@ class TherapistArea(QWidget):
         self.login.recovery_code_created.connect(self._remember_new_code)
         self.login.forgot_requested.connect(self.show_reset_page)
         self.reset_page.finished.connect(self._back_to_login)
-        self.new_code_button.clicked.connect(self.regenerate_code)
+        self.new_code_button.failed.connect(self._show_message)
         self.patient_panel.patient_changed.connect(self._on_patient_saved)
         self.patient_panel.patient_deleted.connect(self._on_patient_deleted)
         self.patient_panel.export_requested.connect(lambda: self.tabs.setCurrentIndex(TAB_EXPORTS))
@@ -364,7 +332,7 @@ class TherapistArea(QWidget):
         for patient in patients:
             item = QListWidgetItem()
             item.setData(Qt.ItemDataRole.UserRole, patient.id)
-            _show_patient_item(item, patient)
+            show_patient_item(item, patient)
             self.patient_list.addItem(item)
         if not patients:
             self._show_message("Aucun patient pour l'instant.", "muted")
@@ -471,7 +439,7 @@ class TherapistArea(QWidget):
         for row in range(self.patient_list.count()):
             item = self.patient_list.item(row)
             if item.data(Qt.ItemDataRole.UserRole) == patient.id:
-                _show_patient_item(item, patient)
+                show_patient_item(item, patient)
         if (old.display_name, old.archived) != (patient.display_name, patient.archived):
             # The other tabs show the name: they follow a rename.
             self.exports.set_patient(patient)
@@ -497,32 +465,6 @@ class TherapistArea(QWidget):
 
     def _remember_new_code(self, code: str) -> None:
         self._new_code = code
-
-    def regenerate_code(self) -> None:
-        """A new recovery code for the logged-in therapist, shown once; the old one stops."""
-        if self._username is None:
-            return
-        self.new_code_button.setEnabled(False)
-        self._runner.submit(
-            self._repository.regenerate_recovery_code,
-            self._username,
-            on_done=self._on_new_code,
-            on_error=self._on_new_code_error,
-            pool="db",
-            group="therapist-recovery",
-        )
-
-    def _on_new_code(self, code: str) -> None:
-        self.new_code_button.setEnabled(True)
-        if self.is_unlocked:
-            self.code_box.show_code(code)
-
-    def _on_new_code_error(self, exc: BaseException) -> None:
-        self.new_code_button.setEnabled(True)
-        french = getattr(exc, "french", None)
-        self._show_message(
-            french() if callable(french) else "Le code de secours n'a pas pu être créé."
-        )
 
     def show_reset_page(self, username: str = "") -> None:
         """ "Mot de passe oublié ?": the recovery form."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
@@ -83,6 +84,67 @@ class RecoveryCodeBox(QFrame):
     def _dismiss(self) -> None:
         self.clear()
         self.dismissed.emit()
+
+
+class NewCodeButton(QPushButton):
+    """ "Nouveau code de secours": a new code for the logged-in therapist, shown once.
+
+    Args:
+        repository: the data.
+        runner: the application's task runner.
+        username: returns the logged-in therapist ("" when locked).
+        box: where the new code is shown.
+
+    Signals:
+        failed(str): French message.
+    """
+
+    failed = Signal(str)
+
+    def __init__(
+        self,
+        repository: SessionRepository,
+        runner: TaskRunner,
+        username: Callable[[], str],
+        box: RecoveryCodeBox,
+    ) -> None:
+        super().__init__("Nouveau code de secours")
+        self.setToolTip(
+            "Crée un nouveau code de secours pour le mot de passe ; l'ancien ne fonctionne plus."
+        )
+        self._repository = repository
+        self._runner = runner
+        self._username = username
+        self._box = box
+        self.clicked.connect(self.regenerate)
+
+    def regenerate(self) -> None:
+        """Make the new code (database worker); the old one stops working."""
+        if not self._username():
+            return
+        self.setEnabled(False)
+        self._runner.submit(
+            self._repository.regenerate_recovery_code,
+            self._username(),
+            on_done=self._on_code,
+            on_error=self._on_error,
+            pool="db",
+            group="therapist-recovery",
+        )
+
+    def _on_code(self, code: str) -> None:
+        self.setEnabled(True)
+        if self._username():  # not locked meanwhile
+            self._box.show_code(code)
+
+    def _on_error(self, exc: BaseException) -> None:
+        self.setEnabled(True)
+        french = getattr(exc, "french", None)
+        if not callable(french):
+            _LOGGER.error("recovery code not made", exc_info=exc)
+        self.failed.emit(
+            french() if callable(french) else "Le code de secours n'a pas pu être créé."
+        )
 
 
 def validate_reset(username: str, code: str, password: str, confirmation: str) -> str | None:
