@@ -120,10 +120,11 @@ class ExerciseChooser(QWidget):
         layout.setSpacing(12)
         layout.addWidget(self.greeting)
         self.program_button = ExerciseButton(PROGRAM_KEY, "★", PROGRAM_NAME, "")
-        self.program_button.setMinimumHeight(130)
-        self.program_button.name_point_size = theme.LARGE_POINT_SIZE + 6
+        # Taller than the exercises (the theme's min-height decides a button's height).
+        self.program_button.setStyleSheet("QPushButton { min-height: 96px; }")
+        self.program_button.name_point_size = theme.LARGE_POINT_SIZE + 4
         self.program_button.name.setStyleSheet(
-            f"font-size:{theme.LARGE_POINT_SIZE + 6}pt; font-weight:bold; background: transparent;"
+            f"font-size:{theme.LARGE_POINT_SIZE + 4}pt; font-weight:bold; background: transparent;"
         )
         self.program_button.clicked.connect(self._choose_program)
         self.program_button.hide()
