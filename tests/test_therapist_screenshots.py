@@ -27,7 +27,16 @@ def test_every_screen_is_written(qapp, tmp_path: Path) -> None:
     names = {p.name for p in written}
     screens = {
         f"therapist_{name}.png"
-        for name in ("first_run", "login", "history", "attempt", "charts", "exports")
+        for name in (
+            "first_run",
+            "login",
+            "history",
+            "attempt",
+            "charts",
+            "exports",
+            "program",
+            "patients",
+        )
     }
     assert screens <= names
     if shutil.which("pdftoppm"):

@@ -21,9 +21,16 @@ from PySide6.QtCore import QEventLoop, QTimer, SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from therapy_app.exports import build_report_data
-from therapy_app.gui.therapist.area import TAB_EXPORTS, TAB_PROGRESS, TherapistArea
+from therapy_app.gui.therapist.area import (
+    TAB_EXPORTS,
+    TAB_PATIENT,
+    TAB_PROGRAM,
+    TAB_PROGRESS,
+    TherapistArea,
+)
 from therapy_app.gui.therapist.report_pdf import write_report_pdf
 from therapy_app.storage import SessionRepository
+from therapy_app.storage.programs import Program, ProgramStep
 from tools.demo_data import DEMO_PASSWORD, DEMO_USERNAME, DemoClock, seed_demo
 
 _LOGGER = logging.getLogger(__name__)
@@ -100,6 +107,31 @@ def _render_pdf_pages(pdf: Path, out_dir: Path) -> list[Path]:
     return renamed
 
 
+def _demo_program(repository: SessionRepository, patient_id: int) -> None:
+    """A program, a custom list and an archived-then-restored history for the demo patient."""
+    repository.save_program(
+        Program(
+            patient_id,
+            (ProgramStep("repetition", 1), ProgramStep("completion", None, "repas")),
+            items_per_session=8,
+            speech_rate_percent=90,
+        ),
+        DEMO_USERNAME,
+    )
+    repository.import_custom_items(
+        patient_id,
+        [
+            ("sentence", "Ma fille s'appelle Julie.", "famille"),
+            ("sentence", "J'habite rue des Lilas.", "maison"),
+            ("word", "couscous", "repas"),
+            ("word", "Médor", "famille"),
+        ],
+        DEMO_USERNAME,
+    )
+    repository.set_archived(patient_id, True, DEMO_USERNAME)
+    repository.set_archived(patient_id, False, DEMO_USERNAME)
+
+
 def save_screenshots(out_dir: Path) -> list[Path]:
     """Write ``therapist_*.png`` for each screen into ``out_dir``.
 
@@ -161,6 +193,22 @@ def save_screenshots(out_dir: Path) -> list[Path]:
             end = (demo.end + timedelta(days=1)).date()
             area.exports.set_period(start, end)
             written.append(_grab(area, out_dir / f"{PREFIX}exports.png"))
+
+            _demo_program(repository, demo.patient.id)
+            area.select_patient(demo.patient.id)
+            area.tabs.setCurrentIndex(TAB_PROGRAM)
+            with _waiting(area.custom_lists.items_loaded):
+                area.custom_lists.reload()
+            with _waiting(area.program.program_loaded):
+                area.program.set_patient(repository.get_patient(demo.patient.id))
+            written.append(_grab(area, out_dir / f"{PREFIX}program.png"))
+
+            area.tabs.setCurrentIndex(TAB_PATIENT)
+            with _waiting(area.patient_panel.changes_loaded):
+                area.patient_panel.set_patient(repository.get_patient(demo.patient.id))
+            area.patient_panel.ask_delete()
+            written.append(_grab(area, out_dir / f"{PREFIX}patients.png"))
+            area.patient_panel.set_patient(repository.get_patient(demo.patient.id))
 
             pdf = Path(tmp) / "rapport.pdf"
             write_report_pdf(build_report_data(repository, demo.patient.id, start, end), pdf)

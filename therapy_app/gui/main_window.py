@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer, Signal
@@ -30,11 +29,14 @@ from therapy_app.gui.patient.naming import NamingScreen
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.patient.profiles import ProfileScreen
 from therapy_app.gui.patient.repetition import RepetitionScreen
+from therapy_app.gui.patient.todays_program import PROGRAM_DONE as PROGRAM_DONE
+from therapy_app.gui.patient.todays_program import TodaysProgram
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.widgets import Avatar, Banner, ElidedLabel, big_button, label
 from therapy_app.naming.bank import NamingBank
 from therapy_app.practice.controller import PracticeController, PracticeSettings
-from therapy_app.practice.events import ExerciseKind, french_message
+from therapy_app.practice.events import ExerciseDone, ExerciseKind, PracticeEvent, french_message
+from therapy_app.practice.program import PlannedExercise
 from therapy_app.speech.loading import LOAD_STEPS, LoadStep
 from therapy_app.speech.services import AudioOutput, SpeechServices
 from therapy_app.storage import Patient, SessionRepository
@@ -83,10 +85,12 @@ class MainWindow(QMainWindow):
         screen_changed(str): the name of the screen now shown ("profiles",
             "chooser", "free_speech", "repetition", "completion", "naming", "therapist").
         services_ready(): the speech engines are loaded.
+        program_ready(): the chosen patient's program was read (offered if set).
     """
 
     screen_changed = Signal(str)
     services_ready = Signal()
+    program_ready = Signal()
 
     def __init__(
         self,
@@ -112,6 +116,7 @@ class MainWindow(QMainWindow):
         self.patient: Patient | None = None
         self.practice: PracticeScreen | None = None
         self.therapist: TherapistArea | None = None
+        self.todays = TodaysProgram(repository, self.runner, settings, self)
         self._auto_skip = True
 
         self.loader = ServicesLoader(self.runner, load_steps, recorder_factory, player, self)
@@ -168,6 +173,9 @@ class MainWindow(QMainWindow):
         self.profiles.patients_loaded.connect(self._patients_loaded)
         self.profiles.patient_chosen.connect(self.select_patient)
         self.chooser.chosen.connect(lambda kind: self.start_exercise(ExerciseKind(kind)))
+        self.chooser.program_chosen.connect(self.start_program)
+        self.todays.loaded.connect(self._program_loaded)
+        self.todays.patient_gone.connect(self._patient_gone)
         self.chooser.retry_requested.connect(self.loader.start)
         self.loader.progress.connect(self.chooser.show_progress)
         self.loader.ready.connect(self._services_loaded)
@@ -320,6 +328,50 @@ class MainWindow(QMainWindow):
         self.patient_name.set_full_text(patient.display_name)
         self.chooser.greet(patient.display_name)
         self.show_chooser()
+        self.load_program()
+
+    # ----- today's program ----------------------------------------------------------
+    @property
+    def program_plan(self) -> list[PlannedExercise]:
+        """Today's program of the chosen patient (empty when none is set or read yet)."""
+        return self.todays.plan
+
+    def load_program(self) -> None:
+        """Read the patient's program and lists (database worker), then offer the program."""
+        self.chooser.set_program(None)
+        if self.patient is not None:
+            self.todays.load(self.patient)
+
+    def _program_loaded(self, patient: Patient, summary: str | None) -> None:
+        if self.patient is None or patient.id != self.patient.id:
+            return
+        self.patient = patient
+        self.chooser.set_program(summary)
+        self.program_ready.emit()
+
+    def _patient_gone(self) -> None:
+        # Deleted or archived by the therapist meanwhile: off the start screen.
+        self.patient = None
+        self.show_profiles()
+
+    def start_program(self) -> PracticeScreen | None:
+        """ "Programme du jour": the therapist's exercises one after the other."""
+        planned = self.todays.start()
+        return self._open_exercise(planned.kind, planned.settings) if planned else None
+
+    def _on_practice_event(self, event: PracticeEvent) -> None:
+        if not isinstance(event, ExerciseDone):
+            return
+        # Leave the finished screen from the event loop, not from inside its own callback.
+        QTimer.singleShot(0, self._next_program_exercise)
+
+    def _next_program_exercise(self) -> None:
+        planned = self.todays.next()
+        if planned is not None:
+            self._open_exercise(planned.kind, planned.settings)
+            return
+        self.show_chooser()
+        self.banner.show_notice(PROGRAM_DONE)
 
     def show_chooser(self) -> None:
         """The three exercises."""
@@ -342,14 +394,19 @@ class MainWindow(QMainWindow):
     # ----- exercises --------------------------------------------------------------
     def start_exercise(self, kind: ExerciseKind) -> PracticeScreen | None:
         """Open the exercise screen for ``kind`` (engines and patient needed)."""
+        if self.patient is None:
+            return None
+        self.todays.stop()
+        # The patient's own pause tolerance ends their recordings (issue 10);
+        # the program's voice rate applies to every exercise.
+        return self._open_exercise(kind, self.todays.settings_for(self.patient))
+
+    def _open_exercise(
+        self, kind: ExerciseKind, settings: PracticeSettings
+    ) -> PracticeScreen | None:
         if self.services is None or self.patient is None:
             return None
         self._leave_practice()
-        # The patient's own pause tolerance ends their recordings (issue 10).
-        settings = replace(
-            self.settings or PracticeSettings(),
-            trailing_silence_ms=self.patient.pause_tolerance_ms,
-        )
         controller = PracticeController(
             kind,
             self.services,
@@ -361,6 +418,7 @@ class MainWindow(QMainWindow):
             self.naming_bank,
         )
         screen = SCREENS[kind](controller)
+        screen.event_received.connect(self._on_practice_event)
         self.practice = screen
         self.stack.addWidget(screen)
         self._show(screen, kind.value, screen.title)
@@ -379,6 +437,7 @@ class MainWindow(QMainWindow):
         """Escape / "Retour": exercise → chooser → profiles."""
         name = self.current_screen
         if name in PRACTICE_SCREENS:
+            self.todays.stop()  # leaving an exercise leaves today's program
             self.show_chooser()
         elif name == "chooser":
             self.show_profiles()
@@ -410,6 +469,7 @@ class MainWindow(QMainWindow):
             area.deleteLater()
         if self.patient is not None:
             self.show_chooser()
+            self.load_program()  # the therapist may have changed it
         else:
             self.show_profiles()
 

@@ -8,7 +8,14 @@ from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.exercises import ExerciseContent, default_content
 from therapy_app.naming.bank import NamingBank
 from therapy_app.practice import items
-from therapy_app.practice.events import Cue, ExerciseKind, PracticeEvent, Proposal, State
+from therapy_app.practice.events import (
+    Cue,
+    ExerciseDone,
+    ExerciseKind,
+    PracticeEvent,
+    Proposal,
+    State,
+)
 from therapy_app.practice.free_speech import FreeSpeechCycle
 from therapy_app.practice.listening import Listening
 from therapy_app.practice.lists import ItemLists
@@ -64,9 +71,11 @@ class PracticeController:
         self.patient_id = patient_id
         self.settings = settings or PracticeSettings()
         self.content = content or default_content()
+        self.items_done = 0
+        """Items the patient moved on from (counted against ``settings.max_items``)."""
         self._machine = machine = PracticeMachine(kind, scheduler)
         self._store = SessionStore(repository, patient_id, kind.value, scheduler, machine.emit)
-        self._voice = Voice(machine, services)
+        self._voice = Voice(machine, services, self.settings.rate_factor)
         self._listening = Listening(machine, services, self.settings, self._heard)
         self._tries = ItemTries(machine, services, self._voice, self._store, kind)
         self._lists = ItemLists(
@@ -187,9 +196,22 @@ class PracticeController:
         self._lists.present(index)
 
     def next_item(self) -> bool:
-        """Go on to the next item (free speech: get ready for a new utterance)."""
+        """Go on to the next item (free speech: get ready for a new utterance).
+
+        With ``settings.max_items`` (the therapist's program), the item that
+        reaches the count ends the exercise: :class:`ExerciseDone` is reported
+        and nothing new is presented.
+        """
         if self._machine.waiting_for_engines:
             return False
+        self.items_done += 1
+        limit = self.settings.max_items
+        if limit is not None and self.items_done >= limit:
+            self._voice.interrupt()
+            self._machine.rest_state = State.IDLE
+            self._machine.set_state(State.IDLE)
+            self._machine.emit(ExerciseDone(self.items_done))
+            return True
         if self.kind is ExerciseKind.FREE_SPEECH:
             self._free.new_cycle()
         else:

@@ -187,6 +187,17 @@ class AttemptSaved:
 
 
 @dataclass(frozen=True)
+class ExerciseDone:
+    """The patient did the number of items the therapist's program asks for.
+
+    Attributes:
+        items: items done in this exercise.
+    """
+
+    items: int
+
+
+@dataclass(frozen=True)
 class Notice:
     """A French message that is not an error (nothing heard, no speaker...)."""
 
@@ -225,6 +236,7 @@ PracticeEvent = (
     | Speaking
     | Feedback
     | AttemptSaved
+    | ExerciseDone
     | Notice
     | ErrorOccurred
 )

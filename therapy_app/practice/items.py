@@ -114,27 +114,33 @@ def repetition_items(content: ExerciseContent, level: int) -> list[ExerciseItem]
     ]
 
 
-def completion_items(content: ExerciseContent, level: int | None = None) -> list[ExerciseItem]:
-    """Completion items (all levels when ``level`` is None); distractors are other answers."""
-    chosen = [i for i in content.completion if level is None or i.level == level]
+def completion_items(
+    content: ExerciseContent, level: int | None = None, category: str = ""
+) -> list[ExerciseItem]:
+    """Completion items (all levels when ``level`` is None, all themes when ``category`` is "")."""
+    chosen = [
+        i
+        for i in content.completion
+        if (level is None or i.level == level) and (not category or i.category == category)
+    ]
     answers = [i.answer for i in content.completion]
-    items = []
-    for item in chosen:
-        wrong = [a for a in answers if a.lower() not in {x.lower() for x in item.accepted}]
-        items.append(
-            ExerciseItem(
-                kind=ExerciseKind.COMPLETION,
-                prompt=item.cue,
-                target=item.answer,
-                accepted=(*item.accepted, item.completed()),
-                distractors=tuple(closest_in_length(item.answer, wrong)),
-                level=item.level,
-                completion=item,
-                sound_forms=item.accepted,
-                allow_within=True,
-            )
-        )
-    return items
+    return [completion_item(item, answers) for item in chosen]
+
+
+def completion_item(item: CompletionItem, answers: Sequence[str]) -> ExerciseItem:
+    """``item`` as practised; the distractors are ``answers`` other than its own."""
+    wrong = [a for a in answers if a.lower() not in {x.lower() for x in item.accepted}]
+    return ExerciseItem(
+        kind=ExerciseKind.COMPLETION,
+        prompt=item.cue,
+        target=item.answer,
+        accepted=(*item.accepted, item.completed()),
+        distractors=tuple(closest_in_length(item.answer, wrong)),
+        level=item.level,
+        completion=item,
+        sound_forms=item.accepted,
+        allow_within=True,
+    )
 
 
 def free_speech_item(sentence: str, content: ExerciseContent) -> ExerciseItem:

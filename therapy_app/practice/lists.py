@@ -6,7 +6,7 @@ import logging
 
 from therapy_app.exercises import ExerciseContent
 from therapy_app.naming.bank import NamingBank, default_bank
-from therapy_app.practice import items, naming_plan, resume
+from therapy_app.practice import custom, items, naming_plan, resume
 from therapy_app.practice.events import ExerciseKind, ItemPresented, Notice
 from therapy_app.practice.listening import Listening
 from therapy_app.practice.machine import PracticeMachine
@@ -61,12 +61,15 @@ class ItemLists:
     def begin(self) -> None:
         """Present the first item, or where the patient stopped last time (repetition)."""
         if self._kind is ExerciseKind.NAMING:
-            # The pictures due and their start levels come from the history (db worker).
+            # The pictures due and their start levels come from the history (db
+            # worker), within what the program allows, the patient's own first.
             self._machine.submit(
                 naming_plan.next_session,
                 self._repository,
                 self._patient_id,
-                self.bank,
+                self._naming_pool(),
+                self._settings.max_items or naming_plan.SESSION_SIZE,
+                naming_plan.own_pictures(self.bank, self._settings.custom_items),
                 pool="db",
                 on_done=self._planned,
                 on_error=self._plan_unknown,
@@ -95,6 +98,11 @@ class ItemLists:
             self._bank = default_bank()
         return self._bank
 
+    def _naming_pool(self) -> NamingBank:
+        return naming_plan.selected(
+            self.bank, self._settings.naming_level, self._settings.naming_category
+        )
+
     def _planned(self, plan: list[naming_plan.PlannedItem]) -> None:
         bank = self.bank
         self.list.replace([items.naming_item(p.item, bank, p.start_level, p.errors) for p in plan])
@@ -103,7 +111,14 @@ class ItemLists:
 
     def _plan_unknown(self, exc: BaseException) -> None:
         _LOGGER.warning("cannot read the naming history, starting afresh: %r", exc)
-        self._planned(naming_plan.plan_session(self.bank, {}))
+        self._planned(
+            naming_plan.plan_session(
+                self._naming_pool(),
+                {},
+                self._settings.max_items or naming_plan.SESSION_SIZE,
+                naming_plan.own_pictures(self.bank, self._settings.custom_items),
+            )
+        )
 
     def _resume_unknown(self, exc: BaseException) -> None:
         _LOGGER.warning("cannot read where repetition stopped, starting over: %r", exc)
@@ -112,15 +127,29 @@ class ItemLists:
     def _resume(self, point: resume.ResumePoint | None) -> None:
         if point is not None:
             self.level = point.level
-        self._load()
-        self.present(point.index if point is not None else 0)
+        index = point.index if point is not None else 0
+        # The patient's own items go where the patient starts today.
+        self._load(custom_at=index)
+        self.present(index)
 
-    def _load(self) -> None:
+    def _load(self, custom_at: int = 0) -> None:
+        # The patient's own words and sentences come first (the therapist's lists).
+        own = self._settings.custom_items
         if self._kind is ExerciseKind.REPETITION:
-            self.list.replace(items.repetition_items(self._content, self.level))
+            self.list.replace(
+                custom.inserted(
+                    items.repetition_items(self._content, self.level),
+                    custom.repetition_items(own, self._content),
+                    custom_at,
+                )
+            )
         else:
             completion_level = self._settings.completion_level
-            self.list.replace(items.completion_items(self._content, completion_level))
+            category = self._settings.completion_category
+            self.list.replace(
+                custom.completion_items(own, self._content)
+                + items.completion_items(self._content, completion_level, category)
+            )
             self.level = completion_level or 0
 
     def set_level(self, level: int) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from therapy_app.analysis.answers import bare_answer
@@ -114,9 +114,16 @@ def teaching_order(bank: NamingBank) -> list[NamingItem]:
 
 
 def plan_session(
-    bank: NamingBank, histories: dict[str, ItemHistory], size: int = SESSION_SIZE
+    bank: NamingBank,
+    histories: dict[str, ItemHistory],
+    size: int = SESSION_SIZE,
+    first: tuple[NamingItem, ...] = (),
 ) -> list[PlannedItem]:
-    """The pictures of the next session (see the module docstring)."""
+    """The pictures of the next session (see the module docstring).
+
+    ``first``: pictures the therapist put in the patient's own list, shown
+    before the others (still at the level their history gives).
+    """
     order = teaching_order(bank)
     seen = [i for i in order if i.word in histories]
     due = sorted(
@@ -128,9 +135,12 @@ def plan_session(
         (i for i in seen if histories[i.word].needed_level == 0),
         key=lambda i: histories[i.word].last_practised,
     )
-    chosen = (due + new + mastered)[:size]
+    chosen: list[NamingItem] = []
+    for item in (*first, *due, *new, *mastered):
+        if item not in chosen:
+            chosen.append(item)
     out = []
-    for item in chosen:
+    for item in chosen[:size]:
         history = histories.get(item.word)
         if history is None:
             out.append(PlannedItem(item, 0))
@@ -139,8 +149,32 @@ def plan_session(
     return out
 
 
+def selected(bank: NamingBank, level: int | None = None, category: str = "") -> NamingBank:
+    """The pictures a program allows: frequency band up to ``level``, one ``category``.
+
+    Falls back to the whole bank when the choice leaves nothing (a category
+    renamed by a newer bank), so that a session always has pictures.
+    """
+    kept = tuple(
+        i
+        for i in bank.items
+        if (level is None or i.frequency_band <= level) and (not category or i.category == category)
+    )
+    return replace(bank, items=kept) if kept else bank
+
+
+def own_pictures(bank: NamingBank, texts: tuple[str, ...]) -> tuple[NamingItem, ...]:
+    """The patient's own words that have a picture in the bank ("le chat" -> chat)."""
+    found = (bank.by_word(bare_answer(text)) for text in texts)
+    return tuple(dict.fromkeys(i for i in found if i is not None))
+
+
 def next_session(
-    repository: SessionRepository, patient_id: int, bank: NamingBank, size: int = SESSION_SIZE
+    repository: SessionRepository,
+    patient_id: int,
+    bank: NamingBank,
+    size: int = SESSION_SIZE,
+    first: tuple[NamingItem, ...] = (),
 ) -> list[PlannedItem]:
     """The plan for the patient's next naming session (database worker)."""
-    return plan_session(bank, read_histories(repository, patient_id), size)
+    return plan_session(bank, read_histories(repository, patient_id), size, first)

@@ -21,6 +21,17 @@ class PracticeSettings:
         completion_level: completion level, None for all items.
         resume: repetition starts after the last sentence finished in the
             patient's latest repetition session (its list, its position).
+        max_items: the exercise ends after this many items (the therapist's
+            program); None: the list goes round until the patient leaves.
+        rate_factor: the voice's pace relative to the cues' usual rates
+            (the therapist's program; 1.0 unchanged, 0.8 slower).
+        completion_category: completion items of this theme only ("" all).
+        custom_items: the patient's own words and sentences, practised first
+            (repetition; completion for sentences of three words or more;
+            naming for the words that have a picture).
+        naming_level: naming pictures up to this word-frequency band
+            (1 very frequent .. 3 rarer; None: all).
+        naming_category: naming pictures of this category only ("" all).
     """
 
     max_seconds: float = 30.0
@@ -29,3 +40,9 @@ class PracticeSettings:
     repetition_level: int = 1
     completion_level: int | None = None
     resume: bool = True
+    max_items: int | None = None
+    rate_factor: float = 1.0
+    completion_category: str = ""
+    custom_items: tuple[str, ...] = ()
+    naming_level: int | None = None
+    naming_category: str = ""

@@ -9,7 +9,7 @@ from therapy_app.practice.events import Cue, Notice, Speaking, State, french_mes
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.speech import chain
 from therapy_app.speech.services import SpeechServices
-from therapy_app.tts.options import SynthesisOptions
+from therapy_app.tts.options import MAX_RATE_WPM, MIN_RATE_WPM, SynthesisOptions
 
 NO_SPEAKER = "Le son ne sort pas : lisez la phrase à l'écran."
 NO_CUE = Cue(0, "", "", "", cues.NORMAL_RATE_WPM)
@@ -21,11 +21,16 @@ class Voice:
     Args:
         machine: the session's state machine.
         services: the engines and the player.
+        rate_factor: every cue's rate is multiplied by it (the therapist's
+            speech rate); the steps between cues (slower, word by word) stay.
     """
 
-    def __init__(self, machine: PracticeMachine, services: SpeechServices) -> None:
+    def __init__(
+        self, machine: PracticeMachine, services: SpeechServices, rate_factor: float = 1.0
+    ) -> None:
         self._machine = machine
         self._services = services
+        self._rate_factor = rate_factor
         self.cue = NO_CUE
         """The help currently given (what "Réécouter" says again)."""
         self.tts_s: float | None = None
@@ -67,7 +72,8 @@ class Voice:
                 return
             self._machine.fail(exc)
 
-        options = SynthesisOptions(rate_wpm=cue.rate_wpm, pause_between_words_ms=cue.pause_ms)
+        rate = min(max(cue.rate_wpm * self._rate_factor, MIN_RATE_WPM), MAX_RATE_WPM)
+        options = SynthesisOptions(rate_wpm=rate, pause_between_words_ms=cue.pause_ms)
         self._machine.submit(
             chain.speak, self._services, cue.spoken, options, on_done=spoken, on_error=failed
         )

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from therapy_app.storage import passwords
+from therapy_app.storage import passwords, recovery
 from therapy_app.storage.database import transaction
 from therapy_app.storage.errors import AccountError, AccountLockedError
 from therapy_app.storage.queries import fetch_all
@@ -16,6 +16,7 @@ from therapy_app.storage.rows import from_db_time, to_db_time
 _LOGGER = logging.getLogger(__name__)
 
 MIN_PASSWORD_LENGTH = 8
+WRONG_CODE = "Nom d'utilisateur ou code de secours incorrect."
 
 
 def has_therapist(db: Database) -> bool:
@@ -23,14 +24,17 @@ def has_therapist(db: Database) -> bool:
     return bool(fetch_all(db, "SELECT 1 FROM therapists LIMIT 1"))
 
 
-def create_therapist(db: Database, username: str, password: str, now: datetime) -> None:
-    """Insert the therapist account with an scrypt hash of ``password``.
+def create_therapist(db: Database, username: str, password: str, now: datetime) -> str:
+    """Insert the therapist account with an scrypt hash of ``password`` and a recovery code.
 
     There is one account, created on first run: afterwards nobody can add a
     second one through the API (an unauthenticated screen could otherwise
     make itself an account and read every patient; issue 11, item 9). The
     check and the insert share one write transaction, so two first-run
     windows cannot both create one.
+
+    Returns:
+        The recovery code, to show once (only its hash is stored; see ``recovery``).
 
     Raises:
         AccountError: an account exists already, the username is empty, the
@@ -57,6 +61,8 @@ def create_therapist(db: Database, username: str, password: str, now: datetime) 
             " scrypt_r, scrypt_p, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (name, hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p, to_db_time(now)),
         )
+        therapist_id = fetch_all(db, "SELECT id FROM therapists WHERE username = ?", (name,))
+        return recovery.store_new_code(db, therapist_id[0]["id"])
 
 
 def _throttle(db: Database, username: str) -> tuple[int, datetime | None]:
@@ -74,7 +80,7 @@ def _throttle(db: Database, username: str) -> tuple[int, datetime | None]:
     return int(found[0]["failed_attempts"]), until
 
 
-def _count_failure(db: Database, username: str, now: datetime) -> datetime | None:
+def count_failure(db: Database, username: str, now: datetime) -> datetime | None:
     """Add one failure for ``username`` (existing or not); returns the lock end if it locks."""
     with transaction(db, "counting a failure"):
         # Increment in SQL so that two windows failing at once both count.
@@ -93,6 +99,13 @@ def _count_failure(db: Database, username: str, now: datetime) -> datetime | Non
             )
     _LOGGER.warning("wrong therapist credentials (%d in a row for that name)", failures)
     return until
+
+
+def check_not_locked(db: Database, username: str, now: datetime) -> None:
+    """Raises AccountLockedError while ``username`` is locked out."""
+    _, locked_until = _throttle(db, username)
+    if locked_until is not None and now < locked_until:
+        raise AccountLockedError(username, locked_until)
 
 
 def verify_therapist(
@@ -122,9 +135,7 @@ def verify_therapist(
             checked), or this failure locked it.
     """
     name = username.strip()
-    _, locked_until = _throttle(db, name)
-    if locked_until is not None and now < locked_until:
-        raise AccountLockedError(name, locked_until)
+    check_not_locked(db, name, now)
     found = fetch_all(db, "SELECT * FROM therapists WHERE username = ?", (name,))
     if found:
         row = found[0]
@@ -150,7 +161,7 @@ def verify_therapist(
             if stored.n < passwords.SCRYPT_N:
                 _upgrade_hash(db, row["id"], password)
         return True
-    until = _count_failure(db, name, now)
+    until = count_failure(db, name, now)
     if until is not None:
         # Raised after the commit: the lock must be stored before we say so.
         raise AccountLockedError(name, until)
@@ -166,3 +177,62 @@ def _upgrade_hash(db: Database, therapist_id: int, password: str) -> None:
         (hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p, therapist_id),
     )
     _LOGGER.info("therapist password hash upgraded to scrypt n=%d", hashed.n)
+
+
+def reset_password(db: Database, username: str, code: str, new_password: str, now: datetime) -> str:
+    """Set a new password with the recovery code; the used code is replaced by a new one.
+
+    Args:
+        db: the database.
+        username: as typed.
+        code: the recovery code as typed (case, spaces and dashes ignored).
+        new_password: at least ``MIN_PASSWORD_LENGTH`` characters.
+        now: the current aware time (throttle).
+
+    Returns:
+        The new recovery code, to show once.
+
+    Raises:
+        AccountError: password too short, or wrong username or code (French
+            message that does not say which).
+        AccountLockedError: too many wrong passwords or codes for this username.
+    """
+    name = username.strip()
+    if len(new_password) < MIN_PASSWORD_LENGTH:
+        raise AccountError(
+            "Le nouveau mot de passe est trop court.",
+            f"Choisissez au moins {MIN_PASSWORD_LENGTH} caractères.",
+        )
+    check_not_locked(db, name, now)
+    found = fetch_all(db, "SELECT * FROM therapists WHERE username = ?", (name,))
+    typed = recovery.normalise(code)
+    right = False
+    if found and found[0]["recovery_hash"] is not None and typed:
+        row = found[0]
+        stored = passwords.PasswordHash(
+            row["recovery_hash"],
+            row["recovery_salt"],
+            row["recovery_n"],
+            passwords.SCRYPT_R,
+            passwords.SCRYPT_P,
+        )
+        right = passwords.check_password(typed, stored)
+    else:
+        # Same time as a real check: the answer must not tell which names exist.
+        passwords.burn_time(typed or "-")
+    if not right:
+        until = count_failure(db, name, now)
+        if until is not None:
+            raise AccountLockedError(name, until)
+        raise AccountError(WRONG_CODE, "Vérifiez le code, en majuscules ou non.", "wrong code")
+    hashed = passwords.hash_password(new_password)
+    with transaction(db, "resetting a password"):
+        db.execute(
+            "UPDATE therapists SET password_hash = ?, password_salt = ?, scrypt_n = ?,"
+            " scrypt_r = ?, scrypt_p = ? WHERE id = ?",
+            (hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p, found[0]["id"]),
+        )
+        db.execute("DELETE FROM login_throttle WHERE username = ?", (name,))
+        new = recovery.store_new_code(db, found[0]["id"])
+    _LOGGER.info("therapist password reset with the recovery code")
+    return new

@@ -55,6 +55,8 @@ class Patient:
         created_at: UTC time the patient was added.
         pause_tolerance_ms: silence that ends the patient's recordings
             (``therapy_app.pause_tolerance``).
+        archived_at: when the therapist archived the patient (hidden from the
+            start screen, history kept); None for an active patient.
     """
 
     id: int
@@ -63,6 +65,12 @@ class Patient:
     avatar_colour: str
     created_at: datetime
     pause_tolerance_ms: int = pause_tolerance.DEFAULT_MS
+    archived_at: datetime | None = None
+
+    @property
+    def archived(self) -> bool:
+        """True when archived."""
+        return self.archived_at is not None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from therapy_app.storage import (
     attempts,
     opening,
     queries,
+    recovery,
     rows,
 )
 from therapy_app.storage.database import (
@@ -39,6 +40,7 @@ from therapy_app.storage.errors import (
     translate_os_error,
 )
 from therapy_app.storage.maintenance import MaintenanceMixin
+from therapy_app.storage.patient_admin import PatientAdminMixin
 from therapy_app.storage.queueing import QueueMixin
 from therapy_app.storage.recordings import (
     SavedRecording,
@@ -77,12 +79,7 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _initials(name: str) -> str:
-    letters = [part[0] for part in re.split(r"[\s\-']+", name.strip()) if part]
-    return "".join(letters[:2]).upper() or "?"
-
-
-class SessionRepository(QueueMixin, MaintenanceMixin):
+class SessionRepository(QueueMixin, MaintenanceMixin, PatientAdminMixin):
     """Patients, therapist accounts, sessions, attempts and their history.
 
     Opening migrates the database to the current schema. One connection,
@@ -258,7 +255,12 @@ class SessionRepository(QueueMixin, MaintenanceMixin):
             new_id = self._db.execute(
                 "INSERT INTO patients (display_name, initials, avatar_colour, created_at)"
                 " VALUES (?, ?, ?, ?)",
-                (name, (initials or _initials(name))[:3], colour, rows.to_db_time(self._clock())),
+                (
+                    name,
+                    (initials or rows.initials(name))[:3],
+                    colour,
+                    rows.to_db_time(self._clock()),
+                ),
             ).lastrowid
         return self.get_patient(int(new_id))  # type: ignore[arg-type]
 
@@ -285,10 +287,13 @@ class SessionRepository(QueueMixin, MaintenanceMixin):
             raise KeyError(f"no patient {patient_id}")
         return self.get_patient(patient_id)
 
-    def list_patients(self) -> list[Patient]:
-        """All patients by name."""
+    def list_patients(self, *, include_archived: bool = False) -> list[Patient]:
+        """Patients by name; archived ones only with ``include_archived`` (therapist area)."""
+        where = "" if include_archived else " WHERE archived_at IS NULL"
         with self._reading("listing patients"):
-            found = self._fetch("SELECT * FROM patients ORDER BY display_name COLLATE NOCASE, id")
+            found = self._fetch(
+                f"SELECT * FROM patients{where} ORDER BY display_name COLLATE NOCASE, id"  # noqa: S608
+            )
             return rows.readable(found, rows.patient_from_row, "patient")
 
     # -- therapist accounts -----------------------------------------------------
@@ -298,8 +303,11 @@ class SessionRepository(QueueMixin, MaintenanceMixin):
         with self._reading("checking accounts"):
             return accounts.has_therapist(self._db)
 
-    def create_therapist(self, username: str, password: str) -> None:
+    def create_therapist(self, username: str, password: str) -> str:
         """Create the therapist account (first run only) with an scrypt-hashed password.
+
+        Returns:
+            The recovery code, to show once (only its hash is stored).
 
         Raises:
             AccountError: an account exists already, empty username, password
@@ -307,7 +315,31 @@ class SessionRepository(QueueMixin, MaintenanceMixin):
         """
         self._check_writable("creating a therapist")
         with self._reading("creating a therapist"):
-            accounts.create_therapist(self._db, username, password, self._clock())
+            return accounts.create_therapist(self._db, username, password, self._clock())
+
+    def regenerate_recovery_code(self, username: str) -> str:
+        """A new recovery code for the logged-in therapist; the old one stops working.
+
+        Raises:
+            AccountError: no such account.
+        """
+        self._check_writable("making a recovery code")
+        with self._reading("making a recovery code"):
+            return recovery.regenerate(self._db, username)
+
+    def reset_password(self, username: str, code: str, new_password: str) -> str:
+        """Set a new password with the recovery code (throttled like the login).
+
+        Returns:
+            The new recovery code (the used one stops working), to show once.
+
+        Raises:
+            AccountError: wrong username or code (French message), short password.
+            AccountLockedError: too many wrong tries for this username.
+        """
+        self._check_writable("resetting a password")
+        with self._reading("resetting a password"):
+            return accounts.reset_password(self._db, username, code, new_password, self._clock())
 
     def verify_therapist(self, username: str, password: str) -> bool:
         """Check a password; count failures and lock the account after too many.

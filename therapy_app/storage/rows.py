@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import asdict
@@ -104,6 +105,12 @@ def from_db_bool(value: int | None) -> bool | None:
     return None if value is None else bool(value)
 
 
+def initials(name: str) -> str:
+    """One or two capital letters from a name ("Jeanne Dupont" -> "JD")."""
+    letters = [part[0] for part in re.split(r"[\s\-']+", name.strip()) if part]
+    return "".join(letters[:2]).upper() or "?"
+
+
 def patient_from_row(row: Row) -> Patient:
     return Patient(
         id=row["id"],
@@ -112,6 +119,7 @@ def patient_from_row(row: Row) -> Patient:
         avatar_colour=row["avatar_colour"],
         created_at=_lenient_time(row["created_at"], f"patient {row['id']}"),
         pause_tolerance_ms=row["pause_tolerance_ms"],
+        archived_at=from_db_time(row["archived_at"]) if "archived_at" in row.keys() else None,
     )
 
 

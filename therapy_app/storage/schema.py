@@ -261,6 +261,74 @@ def m005_naming(db: Database) -> None:
     _set_version(db, 5)
 
 
+def _position(name: str) -> int:
+    """The 1-based place of migration ``name`` in the list (its ``user_version``).
+
+    Computed rather than written down: migrations developed on parallel
+    branches (m005_naming, m006_programs) keep a right version whatever
+    order the merge puts them in.
+    """
+    names = [m.name for m in MIGRATIONS._migrations]  # noqa: SLF001 - no public list
+    return names.index(name) + 1
+
+
+@MIGRATIONS()
+def m006_programs(db: Database) -> None:
+    """Issue 12: therapist-set programs, custom lists, archived patients, recovery code.
+
+    * ``patients.archived_at``: an archived patient is hidden from the
+      patient start screen; history stays, and the therapist can restore them.
+    * ``programs``: one per patient: the exercises in order (JSON list of
+      ``{kind, level, category}``), items per session, speech rate.
+    * ``custom_items``: the patient's own words and sentences (names of the
+      family, street, favourite dishes), unique per patient whatever the case.
+    * ``patient_changes``: audit of renames, archiving, restoring, deletions,
+      program changes and list imports. No foreign key: the line saying a
+      patient was deleted outlives the patient (it holds no name).
+    * ``therapists.recovery_*``: scrypt hash of the recovery code (never the
+      code itself), which lets the therapist set a new password.
+    """
+    db.executescript(
+        """
+        ALTER TABLE patients ADD COLUMN archived_at TEXT;
+        CREATE TABLE programs (
+            patient_id INTEGER PRIMARY KEY REFERENCES patients(id),
+            steps TEXT NOT NULL,
+            items_per_session INTEGER NOT NULL
+                CHECK (items_per_session BETWEEN 1 AND 50),
+            speech_rate_percent INTEGER NOT NULL DEFAULT 100
+                CHECK (speech_rate_percent BETWEEN 60 AND 140),
+            use_custom_items INTEGER NOT NULL DEFAULT 1 CHECK (use_custom_items IN (0, 1)),
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE custom_items (
+            id INTEGER PRIMARY KEY,
+            patient_id INTEGER NOT NULL REFERENCES patients(id),
+            kind TEXT NOT NULL CHECK (kind IN ('word', 'sentence')),
+            text TEXT NOT NULL COLLATE NOCASE,
+            category TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            UNIQUE (patient_id, text)
+        );
+        CREATE TABLE patient_changes (
+            id INTEGER PRIMARY KEY,
+            patient_id INTEGER NOT NULL,
+            action TEXT NOT NULL CHECK (action IN
+                ('rename', 'archive', 'restore', 'delete', 'program', 'import')),
+            old_value TEXT,
+            new_value TEXT,
+            editor TEXT NOT NULL,
+            changed_at TEXT NOT NULL
+        );
+        CREATE INDEX idx_patient_changes_patient ON patient_changes(patient_id);
+        ALTER TABLE therapists ADD COLUMN recovery_hash BLOB;
+        ALTER TABLE therapists ADD COLUMN recovery_salt BLOB;
+        ALTER TABLE therapists ADD COLUMN recovery_n INTEGER;
+        """
+    )
+    _set_version(db, _position("m006_programs"))
+
+
 SCHEMA_VERSION = len(MIGRATIONS._migrations)  # noqa: SLF001 - no public count in sqlite-utils
 """The version this code writes; a database with a higher ``user_version`` is refused."""
 

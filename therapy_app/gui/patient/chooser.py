@@ -1,4 +1,4 @@
-"""Exercise chooser: three big buttons, and the model loading progress until they can be used."""
+"""Exercise chooser: today's program first, then one big button per exercise, and the loading."""
 
 from __future__ import annotations
 
@@ -17,20 +17,21 @@ from PySide6.QtWidgets import (
 
 from therapy_app.gui import theme
 from therapy_app.gui.widgets import DIGIT_KEYS, Banner, big_button, label, set_role
+from therapy_app.practice.catalogue import CATALOGUE
 from therapy_app.practice.events import ExerciseKind
 
-EXERCISES: tuple[tuple[ExerciseKind, str, str, str], ...] = (
-    (ExerciseKind.FREE_SPEECH, "✎", "Parler librement", "Dites une phrase, je vous aide."),
-    (ExerciseKind.REPETITION, theme.ICON_REPLAY, "Répéter", "Écoutez une phrase et répétez-la."),
-    (ExerciseKind.COMPLETION, "…", "Compléter", "Trouvez le mot qui manque."),
-    (ExerciseKind.NAMING, "▣", "Nommer des images", "Dites le nom de ce que vous voyez."),
+EXERCISES: tuple[tuple[ExerciseKind, str, str, str], ...] = tuple(
+    (entry.kind, entry.icon, entry.name, entry.hint) for entry in CATALOGUE
 )
+"""The exercise buttons, from the catalogue (a new kind there gets its button)."""
+PROGRAM_NAME = "Programme du jour"
+PROGRAM_KEY = "P"
 
 
 class ExerciseButton(QPushButton):
     """Key number, symbol, bold name and a plain one-line hint, on one big button."""
 
-    def __init__(self, number: int, icon: str, name: str, hint: str) -> None:
+    def __init__(self, number: int | str, icon: str, name: str, hint: str) -> None:
         super().__init__()
         set_role(self, "exercise")
         self.setAutoDefault(True)
@@ -49,6 +50,7 @@ class ExerciseButton(QPushButton):
         symbol.setAlignment(Qt.AlignmentFlag.AlignCenter)
         symbol.setStyleSheet(f"font-size:{theme.HUGE_POINT_SIZE}pt; color:{theme.ACCENT};")
         self.name = QLabel(name)
+        self.name_point_size = theme.LARGE_POINT_SIZE
         self.name.setStyleSheet(f"font-size:{theme.LARGE_POINT_SIZE}pt; font-weight:bold;")
         self.hint = QLabel(hint)
         self.hint.setStyleSheet(f"color:{theme.MUTED};")
@@ -76,7 +78,7 @@ class ExerciseButton(QPushButton):
             # Child labels do not grey out with the button: dim them by hand.
             colour = theme.TEXT if self.isEnabled() else theme.DISABLED_TEXT
             self.name.setStyleSheet(
-                f"font-size:{theme.LARGE_POINT_SIZE}pt; font-weight:bold; color:{colour};"
+                f"font-size:{self.name_point_size}pt; font-weight:bold; color:{colour};"
                 " background: transparent;"
             )
 
@@ -84,12 +86,17 @@ class ExerciseButton(QPushButton):
 class ExerciseChooser(QWidget):
     """ "Que voulez-vous faire ?": free speech, repetition, completion, naming (keys 1 to 4).
 
+    Above them, when the therapist set one, a larger "Programme du jour"
+    button (key P) runs today's program.
+
     Signals:
         chosen(str): the ``ExerciseKind`` value picked.
+        program_chosen(): "Programme du jour".
         retry_requested(): "Réessayer" after a loading error.
     """
 
     chosen = Signal(str)
+    program_chosen = Signal()
     retry_requested = Signal()
 
     title = "Choisir un exercice"
@@ -112,12 +119,28 @@ class ExerciseChooser(QWidget):
         layout.setContentsMargins(160, 16, 160, 16)
         layout.setSpacing(12)
         layout.addWidget(self.greeting)
+        self.program_button = ExerciseButton(PROGRAM_KEY, "★", PROGRAM_NAME, "")
+        # Taller than the exercises (the theme's min-height decides a button's height).
+        self.program_button.setStyleSheet("QPushButton { min-height: 96px; }")
+        self.program_button.name_point_size = theme.LARGE_POINT_SIZE + 4
+        self.program_button.name.setStyleSheet(
+            f"font-size:{theme.LARGE_POINT_SIZE + 4}pt; font-weight:bold; background: transparent;"
+        )
+        self.program_button.clicked.connect(self._choose_program)
+        self.program_button.hide()
+        layout.addWidget(self.program_button)
+        shortcut = QShortcut(QKeySequence(Qt.Key.Key_P), self)
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        shortcut.activated.connect(self._choose_program)
+        self.others_label = label("Ou choisissez un exercice :", "muted")
+        self.others_label.hide()
+        layout.addWidget(self.others_label)
         for number, (kind, icon, name, hint) in enumerate(EXERCISES, start=1):
             button = ExerciseButton(number, icon, name, hint)
             button.clicked.connect(lambda _=False, k=kind: self._choose(k))
             layout.addWidget(button)
             self.buttons[kind] = button
-            for key in DIGIT_KEYS[number]:
+            for key in DIGIT_KEYS.get(number, ()):
                 shortcut = QShortcut(QKeySequence(key), self)
                 shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
                 shortcut.activated.connect(lambda k=kind: self._choose(k))
@@ -144,6 +167,24 @@ class ExerciseChooser(QWidget):
         """ "Bonjour Jeanne ! Que voulez-vous faire ?"."""
         self.greeting.setText(f"Bonjour {name} !\nQue voulez-vous faire ?")
 
+    @property
+    def has_program(self) -> bool:
+        """True when today's program is offered."""
+        return not self.program_button.isHidden()
+
+    def set_program(self, summary: str | None) -> None:
+        """Offer today's program (``summary``: its exercises, in plain words) or hide it."""
+        self.program_button.setVisible(summary is not None)
+        self.others_label.setVisible(summary is not None)
+        if summary is not None:
+            self.program_button.hint.setText(summary)
+            self.program_button.setAccessibleDescription(summary)
+        self.focus_first()
+
+    def _choose_program(self) -> None:
+        if self.has_program and self.program_button.isEnabled() and self.isVisible():
+            self.program_chosen.emit()
+
     def _choose(self, kind: ExerciseKind) -> None:
         if self.buttons[kind].isEnabled() and self.isVisible():
             self.chosen.emit(kind.value)
@@ -156,7 +197,7 @@ class ExerciseChooser(QWidget):
     # ----- loading state ----------------------------------------------------
     def set_ready(self, ready: bool) -> None:
         """Enable the exercises once the engines are loaded."""
-        for button in self.buttons.values():
+        for button in (*self.buttons.values(), self.program_button):
             button.setEnabled(ready)
         self.progress.setVisible(not ready and self.banner.isHidden())
         self.progress_label.setVisible(not ready and self.banner.isHidden())
@@ -173,7 +214,7 @@ class ExerciseChooser(QWidget):
         """
         if not self.isVisible():
             return  # a hidden page taking the focus would take it from the page shown
-        first = self.buttons[ExerciseKind.FREE_SPEECH]
+        first = self.program_button if self.has_program else self.buttons[EXERCISES[0][0]]
         if first.isEnabled():
             first.setFocus()
         elif self.retry_button.isVisible():

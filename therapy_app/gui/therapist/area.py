@@ -5,14 +5,16 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QHideEvent, QIcon, QPainter, QPixmap, QShowEvent
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -24,10 +26,17 @@ from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.attempt_detail import AttemptDetail
 from therapy_app.gui.therapist.backup_panel import BackupPanel
 from therapy_app.gui.therapist.charts import ProgressPanel
+from therapy_app.gui.therapist.custom_list_panel import CustomListPanel
 from therapy_app.gui.therapist.exports_panel import ExportPanel
 from therapy_app.gui.therapist.history import HistoryPanel
 from therapy_app.gui.therapist.login import LoginPage
+from therapy_app.gui.therapist.patient_items import ARCHIVED_SUFFIX as ARCHIVED_SUFFIX
+from therapy_app.gui.therapist.patient_items import avatar_icon as avatar_icon
+from therapy_app.gui.therapist.patient_items import show_patient_item
+from therapy_app.gui.therapist.patient_panel import PatientPanel
 from therapy_app.gui.therapist.patient_settings import PatientSettings
+from therapy_app.gui.therapist.program_panel import ProgramPanel
+from therapy_app.gui.therapist.recovery import NewCodeButton, RecoveryCodeBox, ResetPasswordPage
 from therapy_app.gui.therapist.style import apply_style, set_role
 from therapy_app.storage import Patient, SessionRepository
 
@@ -45,12 +54,16 @@ JOB_GROUPS = (
     "therapist-playback",
     "therapist-progress",
     "therapist-export",
+    "therapist-program",
+    "therapist-lists",
+    "therapist-patient",
+    "therapist-recovery",
 )
 """Every runner group the area's screens submit to (cancelled when the area goes away)."""
 _ACTIVITY_EVENTS = frozenset(
     {QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel}
 )
-TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS = 0, 1, 2
+TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS, TAB_BACKUP, TAB_PROGRAM, TAB_PATIENT = range(6)
 
 
 def _cancel_groups(runner: TaskRunner) -> None:
@@ -65,25 +78,6 @@ def _on_destroyed(runner: TaskRunner | None, detail: AttemptDetail) -> None:
         detail.player.stop()
     except Exception as exc:  # noqa: BLE001 - nothing may escape a destroyed() handler
         _LOGGER.warning("stopping playback of a deleted therapist area failed: %s", exc)
-
-
-def avatar_icon(patient: Patient, size: int = 40) -> QIcon:
-    """A coloured disc with the patient's initials (same look as the patient screens)."""
-    pixmap = QPixmap(size, size)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setBrush(QColor(patient.avatar_colour))
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.drawEllipse(0, 0, size, size)
-    font = QFont()
-    font.setPixelSize(int(size * 0.4))
-    font.setBold(True)
-    painter.setFont(font)
-    painter.setPen(QColor("white"))
-    painter.drawText(pixmap.rect(), Qt.AlignmentFlag.AlignCenter, patient.initials)
-    painter.end()
-    return QIcon(pixmap)
 
 
 class _ActivityWatcher(QObject):
@@ -144,6 +138,16 @@ class TherapistArea(QWidget):
         self.backup = BackupPanel(repository, self._runner)
         self.patient_settings = PatientSettings(repository, self._runner)
         self.patient_settings.saved.connect(self._on_patient_saved)
+        editor = self._editor_name
+        self.program = ProgramPanel(repository, self._runner, editor, self.patient_settings)
+        self.custom_lists = CustomListPanel(repository, self._runner, editor)
+        self.patient_panel = PatientPanel(repository, self._runner, editor)
+        self.reset_page = ResetPasswordPage(repository, self._runner)
+        self.code_box = RecoveryCodeBox()
+        self._new_code: str | None = None
+        self.new_code_button = NewCodeButton(
+            repository, self._runner, self._editor_name, self.code_box
+        )
 
         self.patient_list = QListWidget()
         self.patient_list.setIconSize(QSize(36, 36))
@@ -169,6 +173,20 @@ class TherapistArea(QWidget):
         self.tabs.addTab(self.progress, "Progrès")
         self.tabs.addTab(self.exports, "Exports")
         self.tabs.addTab(self.backup, "Sauvegarde")
+        program_page = QWidget()
+        program_layout = QHBoxLayout(program_page)
+        program_layout.addWidget(self.program, 3)
+        program_layout.addWidget(self.custom_lists, 2)
+        program_scroll = QScrollArea()
+        program_scroll.setWidgetResizable(True)
+        program_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        program_scroll.setWidget(program_page)
+        self.tabs.addTab(program_scroll, "Programme")
+        patient_scroll = QScrollArea()
+        patient_scroll.setWidgetResizable(True)
+        patient_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        patient_scroll.setWidget(self.patient_panel)
+        self.tabs.addTab(patient_scroll, "Patient")
         self.tabs.setEnabled(False)
 
         title = QLabel("Espace orthophoniste")
@@ -178,6 +196,7 @@ class TherapistArea(QWidget):
         header.addStretch(1)
         header.addWidget(self.user_label)
         header.addSpacing(12)
+        header.addWidget(self.new_code_button)
         header.addWidget(self.lock_button)
         patients_box = QWidget()
         patients_layout = QVBoxLayout(patients_box)
@@ -186,7 +205,6 @@ class TherapistArea(QWidget):
         set_role(patients_title, "section")
         patients_layout.addWidget(patients_title)
         patients_layout.addWidget(self.patient_list, 1)
-        patients_layout.addWidget(self.patient_settings)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(patients_box)
         splitter.addWidget(self.tabs)
@@ -196,11 +214,13 @@ class TherapistArea(QWidget):
         main_layout = QVBoxLayout(main)
         main_layout.addLayout(header)
         main_layout.addWidget(self.message)
+        main_layout.addWidget(self.code_box)
         main_layout.addWidget(splitter, 1)
 
         self.stack = QStackedWidget()
         self.stack.addWidget(self.login)
         self.stack.addWidget(main)
+        self.stack.addWidget(self.reset_page)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addWidget(self.stack)
@@ -213,6 +233,13 @@ class TherapistArea(QWidget):
 
         self.login.authenticated.connect(self._on_authenticated)
         self.login.cancelled.connect(self.leave)
+        self.login.recovery_code_created.connect(self._remember_new_code)
+        self.login.forgot_requested.connect(self.show_reset_page)
+        self.reset_page.finished.connect(self._back_to_login)
+        self.new_code_button.failed.connect(self._show_message)
+        self.patient_panel.patient_changed.connect(self._on_patient_saved)
+        self.patient_panel.patient_deleted.connect(self._on_patient_deleted)
+        self.patient_panel.export_requested.connect(lambda: self.tabs.setCurrentIndex(TAB_EXPORTS))
         self.lock_button.clicked.connect(self.leave)
         self.patient_list.currentItemChanged.connect(self._on_patient_changed)
         self.history.attempt_activated.connect(self.open_attempt)
@@ -281,9 +308,14 @@ class TherapistArea(QWidget):
             app.installEventFilter(self._watcher)
         self._idle.start()
         self.backup.refresh()
+        if self._new_code is not None:
+            # The new account's recovery code: shown once, then forgotten.
+            self.code_box.show_code(self._new_code)
+            self._new_code = None
         self.unlocked.emit(username)
         self._runner.submit(
             self._repository.list_patients,
+            include_archived=True,
             on_done=self._on_patients,
             on_error=lambda exc: self._show_message(
                 exc.french() if hasattr(exc, "french") else "Lecture des patients impossible."
@@ -298,9 +330,9 @@ class TherapistArea(QWidget):
         self._patients = {p.id: p for p in patients}
         self.patient_list.clear()
         for patient in patients:
-            item = QListWidgetItem(avatar_icon(patient), patient.display_name)
-            item.setToolTip(patient.display_name)
+            item = QListWidgetItem()
             item.setData(Qt.ItemDataRole.UserRole, patient.id)
+            show_patient_item(item, patient)
             self.patient_list.addItem(item)
         if not patients:
             self._show_message("Aucun patient pour l'instant.", "muted")
@@ -322,6 +354,11 @@ class TherapistArea(QWidget):
         self.exports.set_patient(None)
         self.backup.clear()
         self.patient_settings.set_patient(None)
+        self.program.set_patient(None)
+        self.custom_lists.set_patient(None)
+        self.patient_panel.set_patient(None)
+        self.code_box.clear()
+        self.reset_page.start()
         self._runner.cancel_stale("therapist-patients")
         self._runner.cancel_stale("therapist-export")
         self.patient_list.clear()
@@ -390,10 +427,53 @@ class TherapistArea(QWidget):
         self.progress.load_patient(patient.id)
         self.exports.set_patient(patient)
         self.patient_settings.set_patient(patient)
+        self.program.set_patient(patient)
+        self.custom_lists.set_patient(patient)
+        self.patient_panel.set_patient(patient)
 
     def _on_patient_saved(self, patient: Patient) -> None:
-        if patient.id in self._patients:
-            self._patients[patient.id] = patient
+        old = self._patients.get(patient.id)
+        if old is None:
+            return
+        self._patients[patient.id] = patient
+        for row in range(self.patient_list.count()):
+            item = self.patient_list.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == patient.id:
+                show_patient_item(item, patient)
+        if (old.display_name, old.archived) != (patient.display_name, patient.archived):
+            # The other tabs show the name: they follow a rename.
+            self.exports.set_patient(patient)
+            self.program.set_patient(patient)
+
+    def _on_patient_deleted(self, patient_id: int) -> None:
+        self._patients.pop(patient_id, None)
+        for row in range(self.patient_list.count()):
+            if self.patient_list.item(row).data(Qt.ItemDataRole.UserRole) == patient_id:
+                self.patient_list.takeItem(row)
+                break
+        self.patients_loaded.emit(self.patient_list.count())
+        if self.patient_list.count():
+            self.patient_list.setCurrentRow(0)
+        else:
+            self.tabs.setEnabled(False)
+            self._show_message("Aucun patient pour l'instant.", "muted")
+
+    # -- recovery code ------------------------------------------------------------
+
+    def _editor_name(self) -> str:
+        return self._username or ""
+
+    def _remember_new_code(self, code: str) -> None:
+        self._new_code = code
+
+    def show_reset_page(self, username: str = "") -> None:
+        """ "Mot de passe oublié ?": the recovery form."""
+        self.reset_page.start(username)
+        self.stack.setCurrentWidget(self.reset_page)
+
+    def _back_to_login(self) -> None:
+        self.stack.setCurrentWidget(self.login)
+        self.login.refresh()
 
     def open_attempt(self, attempt_id: int) -> None:
         """Show one attempt in the history tab."""

@@ -65,12 +65,17 @@ class LoginPage(QWidget):
         mode_changed(bool): storage answered whether an account exists (after
             :meth:`refresh`); True when the page asks to create the first one.
         message_shown(str): every French message the page displays.
+        recovery_code_created(str): the new account's recovery code, to show
+            once (emitted just before ``authenticated``).
+        forgot_requested(str): "Mot de passe oublié ?" (the username typed).
     """
 
     authenticated = Signal(str)
     cancelled = Signal()
     mode_changed = Signal(bool)
     message_shown = Signal(str)
+    recovery_code_created = Signal(str)
+    forgot_requested = Signal(str)
 
     def __init__(
         self,
@@ -110,6 +115,8 @@ class LoginPage(QWidget):
         set_role(self.submit_button, "primary")
         self.submit_button.setDefault(True)
         self.back_button = QPushButton("Retour")
+        self.forgot_button = QPushButton("Mot de passe oublié ?")
+        self.forgot_button.setFlat(True)
 
         form = QFormLayout()
         form.addRow("Nom d'utilisateur :", self.username)
@@ -119,6 +126,7 @@ class LoginPage(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.back_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.forgot_button)
         buttons.addWidget(self.submit_button)
 
         box = QWidget()
@@ -141,6 +149,9 @@ class LoginPage(QWidget):
 
         self.submit_button.clicked.connect(self.submit)
         self.back_button.clicked.connect(self._cancel)
+        self.forgot_button.clicked.connect(
+            lambda: self.forgot_requested.emit(self.username.text().strip())
+        )
         for field in (self.username, self.password, self.confirmation):
             field.returnPressed.connect(self.submit)
         self._set_mode(creating=False, announce=False)
@@ -174,6 +185,7 @@ class LoginPage(QWidget):
         self._creating = creating
         self.confirmation.setVisible(creating)
         self._confirm_label.setVisible(creating)
+        self.forgot_button.setVisible(not creating)
         if creating:
             self.intro.setText(
                 "Première utilisation : créez le compte de l'orthophoniste. Ce mot de passe "
@@ -221,10 +233,10 @@ class LoginPage(QWidget):
             self._set_busy(True)
             self._show_message("Création du compte…", "muted")
             self._runner.submit(
-                self._create,
+                self._repository.create_therapist,
                 username,
                 password,
-                on_done=self._on_verified,
+                on_done=lambda code: self._on_created(username, code),
                 on_error=self._on_error,
                 pool="db",
                 group="therapist-login",
@@ -245,9 +257,10 @@ class LoginPage(QWidget):
             group="therapist-login",
         )
 
-    def _create(self, username: str, password: str) -> str | None:
-        self._repository.create_therapist(username, password)
-        return username
+    def _on_created(self, username: str, code: str) -> None:
+        # Shown once by the area, after the login: only its hash is stored.
+        self.recovery_code_created.emit(code)
+        self._on_verified(username)
 
     def _verify(self, username: str, password: str) -> str | None:
         return username if self._repository.verify_therapist(username, password) else None

@@ -1,0 +1,130 @@
+"""Programs, custom lists and patient management in the database (real SQLite files)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from storage_fixtures import FakeClock, make_clip, make_record
+
+from therapy_app.storage import SessionRepository, schema
+from therapy_app.storage.programs import Program, ProgramStep
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> SessionRepository:
+    repository = SessionRepository(tmp_path / "data", clock=FakeClock())
+    yield repository  # type: ignore[misc]
+    repository.close()
+
+
+def test_migration_version_is_its_place_in_the_list(repo: SessionRepository) -> None:
+    place = schema.MIGRATION_NAMES.index("m006_programs") + 1
+    assert place == schema.SCHEMA_VERSION  # the last one on this branch
+    assert repo.schema_version == schema.SCHEMA_VERSION
+
+
+def test_program_round_trip_and_audit(repo: SessionRepository) -> None:
+    patient = repo.create_patient("Jeanne")
+    assert repo.get_program(patient.id) is None
+    program = Program(
+        patient.id,
+        (ProgramStep("repetition", 2), ProgramStep("completion", 1, "repas")),
+        items_per_session=4,
+        speech_rate_percent=80,
+    )
+    repo.save_program(program, "claire")
+    stored = repo.get_program(patient.id)
+    assert stored is not None
+    assert stored.steps == program.steps
+    assert (stored.items_per_session, stored.speech_rate_percent) == (4, 80)
+    repo.save_program(Program(patient.id, (ProgramStep("free_speech"),)), "claire")
+    assert repo.get_program(patient.id).steps == (ProgramStep("free_speech"),)  # type: ignore[union-attr]
+    assert [c.action for c in repo.patient_changes(patient.id)] == ["program", "program"]
+
+
+def test_program_limits(repo: SessionRepository) -> None:
+    patient = repo.create_patient("Jeanne")
+    with pytest.raises(ValueError):
+        Program(patient.id, (ProgramStep("repetition"),), items_per_session=0)
+    with pytest.raises(ValueError):
+        Program(patient.id, (ProgramStep("repetition"),), speech_rate_percent=200)
+    with pytest.raises(ValueError):
+        repo.save_program(Program(patient.id, (ProgramStep("dictée"),)), "claire")
+    with pytest.raises(ValueError):
+        repo.save_program(Program(patient.id, ()), "claire")
+
+
+def test_custom_items_never_duplicate(repo: SessionRepository) -> None:
+    patient = repo.create_patient("Jeanne")
+    other = repo.create_patient("Paul")
+    first = repo.add_custom_item(patient.id, "sentence", "  Ma fille  s'appelle Julie. ")
+    assert first is not None and first.text == "Ma fille s'appelle Julie."
+    assert repo.add_custom_item(patient.id, "sentence", "ma fille s'appelle julie.") is None
+    assert repo.add_custom_item(other.id, "word", "Julie") is not None
+    added, skipped = repo.import_custom_items(
+        patient.id,
+        [("word", "couscous", "repas"), ("sentence", "MA FILLE S'APPELLE JULIE.", "famille")],
+        "claire",
+    )
+    assert (added, skipped) == (1, 1)
+    texts = [(i.kind, i.text, i.category) for i in repo.custom_items(patient.id)]
+    assert texts == [("sentence", "Ma fille s'appelle Julie.", ""), ("word", "couscous", "repas")]
+    with pytest.raises(ValueError):
+        repo.add_custom_item(patient.id, "word", "   ")
+    repo.remove_custom_item(first.id)
+    assert [i.text for i in repo.custom_items(patient.id)] == ["couscous"]
+
+
+def test_rename_archive_restore(repo: SessionRepository) -> None:
+    patient = repo.create_patient("Jeanne Dupont")
+    renamed = repo.rename_patient(patient.id, "Jeanne Martin", "claire")
+    assert (renamed.display_name, renamed.initials) == ("Jeanne Martin", "JM")
+    archived = repo.set_archived(patient.id, True, "claire")
+    assert archived.archived
+    assert repo.list_patients() == []
+    assert [p.id for p in repo.list_patients(include_archived=True)] == [patient.id]
+    assert not repo.set_archived(patient.id, False, "claire").archived
+    assert [p.id for p in repo.list_patients()] == [patient.id]
+    changes = repo.patient_changes(patient.id)
+    assert [(c.action, c.old_value, c.new_value, c.editor) for c in changes] == [
+        ("rename", "Jeanne Dupont", "Jeanne Martin", "claire"),
+        ("archive", None, None, "claire"),
+        ("restore", None, None, "claire"),
+    ]
+
+
+def test_delete_removes_everything_of_the_patient_only(repo: SessionRepository) -> None:
+    patient = repo.create_patient("Jeanne")
+    other = repo.create_patient("Paul")
+    kept_session = repo.start_session(other.id, "repetition")
+    kept = repo.add_attempt(make_record(kept_session.id), make_clip(seed=1))
+    session = repo.start_session(patient.id, "repetition")
+    attempt = repo.add_attempt(make_record(session.id), make_clip())
+    repo.edit_transcript(attempt, "transcript", "le chat dort bien", "claire")
+    repo.override_verdict(attempt, True, "claire")
+    repo.save_program(Program(patient.id, (ProgramStep("repetition"),)), "claire")
+    repo.add_custom_item(patient.id, "word", "Julie")
+    repo.rename_patient(patient.id, "Jeanne D.", "claire")
+    recording = repo.recording_path(repo.get_attempt(attempt))
+    assert recording is not None and recording.is_file()
+
+    assert repo.delete_patient(patient.id, "claire") == 1
+
+    with pytest.raises(KeyError):
+        repo.get_patient(patient.id)
+    assert not recording.exists()
+    db = sqlite3.connect(repo.db_path)
+    for table in ("sessions", "programs", "custom_items"):
+        assert db.execute(
+            f"SELECT COUNT(*) FROM {table} WHERE patient_id = ?", (patient.id,)
+        ).fetchone() == (0,)
+    assert db.execute("SELECT COUNT(*) FROM attempts").fetchone() == (1,)
+    assert db.execute("SELECT COUNT(*) FROM transcript_edits").fetchone() == (0,)
+    # The audit keeps that it happened, by whom, and no name.
+    [change] = repo.patient_changes(patient.id)
+    assert (change.action, change.editor, change.new_value) == ("delete", "claire", "1 séances")
+    assert "Jeanne" not in repr(db.execute("SELECT * FROM patient_changes").fetchall())
+    db.close()
+    assert repo.verify_recording(repo.get_attempt(kept))

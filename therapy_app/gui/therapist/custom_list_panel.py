@@ -1,0 +1,273 @@
+"""The patient's own words and sentences: add, remove, export to and import from a file."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from therapy_app.exports.custom_lists import read_custom_list, write_custom_list
+from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.exports_panel import documents_folder, file_slug
+from therapy_app.gui.therapist.style import set_role
+from therapy_app.naming.bank import default_bank
+from therapy_app.practice.naming_plan import own_pictures
+from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage.programs import CustomItem
+
+_LOGGER = logging.getLogger(__name__)
+
+KIND_LABELS = {"word": "Mot", "sentence": "Phrase"}
+HELP = (
+    "Prénoms de la famille, rue, plats préférés… La répétition les propose en premier ; "
+    "une phrase de trois mots ou plus sert aussi en complétion ; un mot qui a son image "
+    "(« le chat ») vient en premier dans la dénomination. La voix les lit."
+)
+WITH_PICTURE = " · avec image"
+
+
+def item_label(item: CustomItem) -> str:
+    """ "Phrase · Ma fille s'appelle Julie. (famille)", "Mot · le chat · avec image"."""
+    theme = f" ({item.category})" if item.category else ""
+    has_picture = item.kind == "word" and own_pictures(default_bank(), (item.text,))
+    picture = WITH_PICTURE if has_picture else ""
+    return f"{KIND_LABELS.get(item.kind, item.kind)} · {item.text}{theme}{picture}"
+
+
+class CustomListPanel(QGroupBox):
+    """The selected patient's custom list.
+
+    Args:
+        repository: the data.
+        runner: the application's task runner.
+        editor: returns the logged-in therapist's name (for the audit of imports).
+
+    Signals:
+        items_loaded(int): the list on screen (count) after any change.
+        failed(str): French message.
+    """
+
+    items_loaded = Signal(int)
+    failed = Signal(str)
+
+    def __init__(
+        self,
+        repository: SessionRepository,
+        runner: TaskRunner,
+        editor: Callable[[], str],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__("Mots et phrases du patient", parent)
+        self._repository = repository
+        self._runner = runner
+        self._editor = editor
+        self._patient: Patient | None = None
+        help_label = QLabel(HELP)
+        help_label.setWordWrap(True)
+        set_role(help_label, "muted")
+        self.list = QListWidget()
+        self.list.setAccessibleName("Mots et phrases du patient")
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.kind = QComboBox()
+        for kind, label in KIND_LABELS.items():
+            self.kind.addItem(label, kind)
+        self.kind.setCurrentIndex(1)
+        self.text = QLineEdit()
+        self.text.setPlaceholderText("Ma fille s'appelle Julie.")
+        self.text.setAccessibleName("Mot ou phrase à ajouter")
+        self.theme = QLineEdit()
+        self.theme.setPlaceholderText("thème (famille, repas…)")
+        self.theme.setAccessibleName("Thème")
+        self.add_button = QPushButton("Ajouter")
+        self.remove_button = QPushButton("Retirer")
+        self.export_button = QPushButton("Exporter…")
+        self.import_button = QPushButton("Importer…")
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.hide()
+        kind_row = QHBoxLayout()
+        kind_row.addWidget(self.kind)
+        kind_row.addWidget(self.theme, 1)
+        add_row = QHBoxLayout()
+        add_row.addWidget(self.text, 1)
+        add_row.addWidget(self.add_button)
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.export_button)
+        file_row.addWidget(self.import_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(help_label)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(self.remove_button, 0, Qt.AlignmentFlag.AlignRight)
+        layout.addLayout(kind_row)
+        layout.addLayout(add_row)
+        layout.addLayout(file_row)
+        layout.addWidget(self.status)
+        self.setMaximumWidth(440)
+        self.add_button.clicked.connect(self.add)
+        self.text.returnPressed.connect(self.add)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.export_button.clicked.connect(self._choose_export)
+        self.import_button.clicked.connect(self._choose_import)
+        self.set_patient(None)
+
+    # -- state ------------------------------------------------------------------
+
+    def set_patient(self, patient: Patient | None) -> None:
+        """Show ``patient``'s list (None: nothing selected)."""
+        self._patient = patient
+        self.list.clear()
+        self._show_status("")
+        self.setEnabled(patient is not None)
+        if patient is not None:
+            self.reload()
+
+    def reload(self) -> None:
+        """Read the list again (database worker)."""
+        if self._patient is None:
+            return
+        self._submit(self._repository.custom_items, self._patient.id, on_done=self._show_items)
+
+    def _show_items(self, items: list[CustomItem]) -> None:
+        self.list.clear()
+        for item in items:
+            row = QListWidgetItem(item_label(item))
+            row.setData(Qt.ItemDataRole.UserRole, item.id)
+            self.list.addItem(row)
+        self.items_loaded.emit(len(items))
+
+    def texts(self) -> list[str]:
+        """The labels shown, in order."""
+        return [self.list.item(i).text() for i in range(self.list.count())]
+
+    # -- editing ------------------------------------------------------------------
+
+    def add(self) -> None:
+        """Add the typed word or sentence (a duplicate is said, not added)."""
+        text = " ".join(self.text.text().split())
+        if self._patient is None or not text:
+            return
+        self._submit(
+            self._repository.add_custom_item,
+            self._patient.id,
+            self.kind.currentData(),
+            text,
+            self.theme.text(),
+            on_done=lambda added: self._on_added(added, text),
+        )
+
+    def _on_added(self, added: CustomItem | None, text: str) -> None:
+        if added is None:
+            self._show_status(f"« {text} » est déjà dans la liste.", "error")
+        else:
+            self.text.clear()
+            self._show_status("")
+        self.reload()
+
+    def remove_selected(self) -> None:
+        """Remove the selected item."""
+        row = self.list.currentItem()
+        if row is None:
+            return
+        self._submit(
+            self._repository.remove_custom_item,
+            row.data(Qt.ItemDataRole.UserRole),
+            on_done=lambda _: self.reload(),
+        )
+
+    # -- files -------------------------------------------------------------------------
+
+    def _choose_export(self) -> None:
+        if self._patient is None:
+            return
+        suggested = documents_folder() / f"{file_slug(self._patient.display_name)}_liste.json"
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Exporter la liste", str(suggested), "Liste (*.json)"
+        )
+        if path:
+            self.export_to(Path(path))
+
+    def _choose_import(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Importer une liste", str(documents_folder()), "Liste (*.json)"
+        )
+        if path:
+            self.import_from(Path(path))
+
+    def export_to(self, path: Path) -> None:
+        """Write the patient's list to ``path`` (no name inside the file)."""
+        if self._patient is None:
+            return
+        repository, patient_id = self._repository, self._patient.id
+        self._submit(
+            lambda: write_custom_list(path, repository.custom_items(patient_id), repository.now()),
+            on_done=lambda count: self._show_status(
+                f"{count} élément(s) exporté(s) dans {path}.", "success"
+            ),
+        )
+
+    def import_from(self, path: Path) -> None:
+        """Add the items of the file at ``path``; those already in the list stay as they are."""
+        if self._patient is None:
+            return
+        repository, patient_id, editor = self._repository, self._patient.id, self._editor()
+
+        def run() -> tuple[int, int]:
+            items = read_custom_list(path)
+            rows = [(i.kind, i.text, i.category) for i in items]
+            return repository.import_custom_items(patient_id, rows, editor)
+
+        self._submit(run, on_done=self._on_imported)
+
+    def _on_imported(self, counts: tuple[int, int]) -> None:
+        added, skipped = counts
+        message = f"{added} élément(s) ajouté(s)."
+        if skipped:
+            message += f" {skipped} déjà dans la liste : gardé(s) tel(s) quel(s), non remplacé(s)."
+        self._show_status(message, "success")
+        self.reload()
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def _submit(
+        self, fn: Callable[..., object], *args: object, on_done: Callable[[Any], None]
+    ) -> None:
+        self._runner.submit(
+            fn, *args, on_done=on_done, on_error=self._on_error, pool="db", group="therapist-lists"
+        )
+
+    def _on_error(self, exc: BaseException) -> None:
+        french = getattr(exc, "french", None)
+        if callable(french):
+            message = str(french())
+        elif isinstance(exc, ValueError):
+            message = "Ce texte ne peut pas être ajouté (vide ou trop long)."
+        elif isinstance(exc, OSError):
+            message = f"Impossible d'écrire le fichier : {exc.strerror or exc}."
+        else:
+            _LOGGER.error("custom list failed", exc_info=exc)
+            message = "Une erreur inattendue s'est produite."
+        self._show_status(message, "error")
+        self.failed.emit(message)
+
+    def _show_status(self, text: str, role: str = "muted") -> None:
+        set_role(self.status, role)
+        self.status.setText(text)
+        self.status.setVisible(bool(text))

@@ -1,0 +1,306 @@
+"""The recovery code shown once, and "Mot de passe oublié ?": a new password with that code."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from therapy_app.errors import TherapyAppError
+from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.style import set_role
+from therapy_app.storage import SessionRepository
+from therapy_app.storage.accounts import MIN_PASSWORD_LENGTH
+
+_LOGGER = logging.getLogger(__name__)
+
+CODE_HELP = (
+    "Notez ce code de secours et gardez-le en lieu sûr (pas sur cet ordinateur). "
+    "Il permet de choisir un nouveau mot de passe en cas d'oubli ; sans lui, rien "
+    "ne peut être récupéré. Il ne sera plus affiché."
+)
+
+
+class RecoveryCodeBox(QFrame):
+    """Shows a new recovery code until the therapist says it is noted, then forgets it.
+
+    Signals:
+        dismissed(): "J'ai noté le code".
+    """
+
+    dismissed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        title = QLabel("Code de secours")
+        set_role(title, "section")
+        self.help = QLabel(CODE_HELP)
+        self.help.setWordWrap(True)
+        self.code = QLabel()
+        self.code.setTextFormat(Qt.TextFormat.PlainText)
+        self.code.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = QFont("monospace")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        font.setPointSize(font.pointSize() + 6)
+        font.setBold(True)
+        self.code.setFont(font)
+        self.code.setAccessibleName("Code de secours")
+        self.noted_button = QPushButton("J'ai noté le code")
+        set_role(self.noted_button, "primary")
+        row = QHBoxLayout()
+        row.addWidget(self.code, 1)
+        row.addWidget(self.noted_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(title)
+        layout.addWidget(self.help)
+        layout.addLayout(row)
+        self.noted_button.clicked.connect(self._dismiss)
+        self.hide()
+
+    def show_code(self, code: str) -> None:
+        """Display ``code`` (until dismissed or :meth:`clear`)."""
+        self.code.setText(code)
+        self.show()
+        self.noted_button.setFocus()
+
+    def clear(self) -> None:
+        """Forget the code shown."""
+        self.code.clear()
+        self.hide()
+
+    def _dismiss(self) -> None:
+        self.clear()
+        self.dismissed.emit()
+
+
+class NewCodeButton(QPushButton):
+    """ "Nouveau code de secours": a new code for the logged-in therapist, shown once.
+
+    Args:
+        repository: the data.
+        runner: the application's task runner.
+        username: returns the logged-in therapist ("" when locked).
+        box: where the new code is shown.
+
+    Signals:
+        failed(str): French message.
+    """
+
+    failed = Signal(str)
+
+    def __init__(
+        self,
+        repository: SessionRepository,
+        runner: TaskRunner,
+        username: Callable[[], str],
+        box: RecoveryCodeBox,
+    ) -> None:
+        super().__init__("Nouveau code de secours")
+        self.setToolTip(
+            "Crée un nouveau code de secours pour le mot de passe ; l'ancien ne fonctionne plus."
+        )
+        self._repository = repository
+        self._runner = runner
+        self._username = username
+        self._box = box
+        self.clicked.connect(self.regenerate)
+
+    def regenerate(self) -> None:
+        """Make the new code (database worker); the old one stops working."""
+        if not self._username():
+            return
+        self.setEnabled(False)
+        self._runner.submit(
+            self._repository.regenerate_recovery_code,
+            self._username(),
+            on_done=self._on_code,
+            on_error=self._on_error,
+            pool="db",
+            group="therapist-recovery",
+        )
+
+    def _on_code(self, code: str) -> None:
+        self.setEnabled(True)
+        if self._username():  # not locked meanwhile
+            self._box.show_code(code)
+
+    def _on_error(self, exc: BaseException) -> None:
+        self.setEnabled(True)
+        french = getattr(exc, "french", None)
+        if not callable(french):
+            _LOGGER.error("recovery code not made", exc_info=exc)
+        self.failed.emit(
+            french() if callable(french) else "Le code de secours n'a pas pu être créé."
+        )
+
+
+def validate_reset(username: str, code: str, password: str, confirmation: str) -> str | None:
+    """The French reason a reset is refused before asking storage, or None if fine."""
+    if not username.strip() or not code.strip():
+        return "Saisissez votre nom d'utilisateur et votre code de secours."
+    if len(password) < MIN_PASSWORD_LENGTH:
+        return f"Le nouveau mot de passe doit contenir au moins {MIN_PASSWORD_LENGTH} caractères."
+    if password != confirmation:
+        return "Les deux mots de passe ne sont pas identiques."
+    return None
+
+
+class ResetPasswordPage(QWidget):
+    """Username, recovery code and a new password; then the new code, shown once.
+
+    Wrong codes count in the login's per-username throttle (storage side).
+
+    Signals:
+        finished(): back to the login page (after a reset or "Retour").
+        message_shown(str): every French message the page displays.
+        reset_done(): the password was changed.
+    """
+
+    finished = Signal()
+    message_shown = Signal(str)
+    reset_done = Signal()
+
+    def __init__(
+        self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._repository = repository
+        self._runner = runner
+        title = QLabel("Mot de passe oublié")
+        set_role(title, "title")
+        intro = QLabel(
+            "Saisissez le code de secours noté à la création du compte, puis choisissez un "
+            "nouveau mot de passe. Sans ce code, le mot de passe ne peut pas être changé."
+        )
+        intro.setWordWrap(True)
+        self.username = QLineEdit()
+        self.username.setAccessibleName("Nom d'utilisateur")
+        self.code = QLineEdit()
+        self.code.setAccessibleName("Code de secours")
+        self.code.setPlaceholderText("XXXXX-XXXXX-XXXXX-XXXXX")
+        self.password = QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password.setAccessibleName("Nouveau mot de passe")
+        self.confirmation = QLineEdit()
+        self.confirmation.setEchoMode(QLineEdit.EchoMode.Password)
+        self.confirmation.setAccessibleName("Confirmation du nouveau mot de passe")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.hide()
+        self.code_box = RecoveryCodeBox()
+        self.submit_button = QPushButton("Changer le mot de passe")
+        set_role(self.submit_button, "primary")
+        self.back_button = QPushButton("Retour")
+        form = QFormLayout()
+        form.addRow("Nom d'utilisateur :", self.username)
+        form.addRow("Code de secours :", self.code)
+        form.addRow("Nouveau mot de passe :", self.password)
+        form.addRow("Confirmez-le :", self.confirmation)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.back_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.submit_button)
+        box = QWidget()
+        box.setMaximumWidth(620)
+        inner = QVBoxLayout(box)
+        inner.setSpacing(16)
+        inner.addWidget(title)
+        inner.addWidget(intro)
+        inner.addLayout(form)
+        inner.addWidget(self.message)
+        inner.addWidget(self.code_box)
+        inner.addLayout(buttons)
+        outer = QVBoxLayout(self)
+        outer.addStretch(1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(box, 3)
+        row.addStretch(1)
+        outer.addLayout(row)
+        outer.addStretch(2)
+        self.submit_button.clicked.connect(self.submit)
+        self.back_button.clicked.connect(self._leave)
+        self.code_box.dismissed.connect(self._leave)
+        for field in (self.username, self.code, self.password, self.confirmation):
+            field.returnPressed.connect(self.submit)
+
+    def start(self, username: str = "") -> None:
+        """Empty the form (the username prefilled) before showing it."""
+        self.username.setText(username)
+        for field in (self.code, self.password, self.confirmation):
+            field.clear()
+        self.code_box.clear()
+        self._show_message("")
+        self.submit_button.setEnabled(True)
+        (self.code if username else self.username).setFocus()
+
+    def _show_message(self, text: str, role: str = "error") -> None:
+        set_role(self.message, role)
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+        if text:
+            self.message_shown.emit(text)
+
+    def submit(self) -> None:
+        """Check the form, then ask storage (scrypt: off the UI thread)."""
+        if not self.submit_button.isEnabled():
+            return
+        username, code = self.username.text().strip(), self.code.text()
+        password = self.password.text()
+        problem = validate_reset(username, code, password, self.confirmation.text())
+        if problem:
+            self._show_message(problem)
+            return
+        self.submit_button.setEnabled(False)
+        self._show_message("Vérification…", "muted")
+        self._runner.submit(
+            self._repository.reset_password,
+            username,
+            code,
+            password,
+            on_done=self._on_reset,
+            on_error=self._on_error,
+            pool="db",
+            group="therapist-login",
+        )
+
+    def _on_reset(self, new_code: str) -> None:
+        for field in (self.code, self.password, self.confirmation):
+            field.clear()
+        _LOGGER.info("therapist password reset from the login page")
+        self._show_message(
+            "Mot de passe changé. L'ancien code de secours ne fonctionne plus : "
+            "notez le nouveau ci-dessous, puis connectez-vous.",
+            "success",
+        )
+        self.code_box.show_code(new_code)
+        self.reset_done.emit()
+
+    def _on_error(self, exc: BaseException) -> None:
+        self.submit_button.setEnabled(True)
+        self.password.clear()
+        self.confirmation.clear()
+        if isinstance(exc, TherapyAppError):
+            self._show_message(exc.french())
+            return
+        _LOGGER.error("password reset failed", exc_info=exc)
+        self._show_message("Une erreur inattendue s'est produite. Réessayez.")
+
+    def _leave(self) -> None:
+        for field in (self.code, self.password, self.confirmation):
+            field.clear()
+        self.code_box.clear()
+        self.finished.emit()
