@@ -13,11 +13,14 @@ le/la/l', the other gender's articles).
 * **Synthetic** (the app's TTS): items drawn evenly across categories, said
   bare ("chat") and with the determiner ("un chat") by SVOX Pico and three
   espeak-ng voices (``models/halting/voices.py``, deterministic).
-* **Practice verdict** (Pico recordings): the app's whole path, VAD,
-  transcription and :func:`therapy_app.naming.scoring.score_naming` (the one
-  verdict rule of ``therapy_app/verdict.py``): how often a right answer gets
-  "Bravo" (true accept), and how often the name of the *next* picture of the
-  list, said instead, is wrongly accepted (false accept).
+* **Practice verdict** (every synthetic recording and Armelle's words): the
+  app's whole path, VAD, transcription and
+  :func:`therapy_app.naming.scoring.score_naming` (the one verdict rule of
+  ``therapy_app/verdict.py``): how often a right answer gets "Bravo" (true
+  accept), and how often the same recording, taken as the answer to another
+  picture of the list, is wrongly accepted (false accept). The naming margin
+  ``NAMING_RANK_MARGIN`` is chosen on half of the words (least 3 x false
+  accepts + false rejects), the other half is reported.
 * **Human, allowed** (Debian ``asterisk-prompt-fr-armelle``, one speaker,
   8 kHz telephone prompts): her only isolated nouns with certain text, the 12
   months and 7 days, said bare; competitors from those 19 and the picture bank.
@@ -35,6 +38,7 @@ import json
 import statistics
 import sys
 import time
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -53,6 +57,7 @@ from therapy_app.audio.clip import AudioClip  # noqa: E402
 from therapy_app.naming.bank import NamingBank, NamingItem, default_bank  # noqa: E402
 from therapy_app.naming.candidates import find_competitors  # noqa: E402
 from therapy_app.naming.scoring import rank_answer, score_naming  # noqa: E402
+from therapy_app.verdict import NAMING_RANK_MARGIN, RANK_MARGIN, decide  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "naming.json"
 VOICES = (
@@ -221,39 +226,101 @@ def rank_all(
     return rows
 
 
-def verdicts(recognizer: SpeechRecognizer, bank: NamingBank, recs: Sequence[Recording]) -> dict:
-    """True and false accepts of the practice rule on the Pico recordings."""
+def _judged(
+    recognizer: SpeechRecognizer,
+    vad: Any,
+    bank: NamingBank,
+    rec_item: NamingItem,
+    clip: AudioClip,
+    other: NamingItem,
+) -> dict[str, Any]:
+    """The practice rule's numbers for one recording as the answer to its own picture and to
+    ``other`` (a wrong picture): WER, margin over the competitors, gap to the transcript."""
     from therapy_app.asr.utterance import hear
+
+    heard = hear(recognizer, vad, clip)
+    row: dict[str, Any] = {"word": rec_item.word, "heard": None, "wrong_target": other.word}
+    if heard is None:
+        return row
+    row["heard"] = heard.transcript.text
+    for key, target in (("right", rec_item), ("wrong", other)):
+        result = score_naming(
+            recognizer, heard.clip, heard.transcript.text, target, find_competitors(target, bank)
+        )
+        row[key] = {"success": result.success, "wer": result.wer, "margin": result.margin,
+                    "gap": result.transcript_gap}  # fmt: skip
+    return row
+
+
+def judge_all(
+    recognizer: SpeechRecognizer,
+    bank: NamingBank,
+    recordings: Sequence[tuple[NamingItem, str, str, AudioClip]],
+) -> list[dict[str, Any]]:
+    """Each recording judged as the right answer and as the answer to another picture.
+
+    The other picture is two places further in the same list (same voice), so
+    wrong answers are real names of the set, not noise.
+    """
     from therapy_app.vad.silero import VoiceActivityDetector
 
     vad = VoiceActivityDetector.load()
-    pico = [r for r in recs if r.voice == "pico"]
     rows = []
-    for index, rec in enumerate(pico):
-        heard = hear(recognizer, vad, rec.clip)
-        if heard is None:
-            rows.append({"said": rec.said, "heard": None, "right": False, "wrong": False})
-            continue
-        # The same recording judged as the answer to another picture of the list.
-        other = pico[(index + 2) % len(pico)].item
-        if other.word == rec.item.word:
-            other = pico[(index + 4) % len(pico)].item
-        right = score_naming(
-            recognizer, heard.clip, heard.transcript.text, rec.item,
-            find_competitors(rec.item, bank),
-        )  # fmt: skip
-        wrong = score_naming(
-            recognizer, heard.clip, heard.transcript.text, other, find_competitors(other, bank)
+    for index, (item, said, voice, clip) in enumerate(recordings):
+        same_voice = [r for r in recordings if r[2] == voice]
+        position = same_voice.index(recordings[index])
+        other = next(
+            r[0]
+            for step in (2, 3, 4, 5)
+            for r in [same_voice[(position + step) % len(same_voice)]]
+            if r[0].word != item.word
         )
-        rows.append({"said": rec.said, "heard": heard.transcript.text, "right": right.success,
-                     "wrong_target": other.word, "wrong": wrong.success})  # fmt: skip
+        answer = bank.by_word(item.word) or item
+        row = _judged(recognizer, vad, bank, answer, clip, bank.by_word(other.word) or other)
+        row.update({"said": said, "voice": voice})
+        rows.append(row)
+    return rows
+
+
+def rates(rows: Sequence[dict[str, Any]], rank_margin: float) -> dict[str, Any]:
+    """True accept of the right picture and false accept of the wrong one, at ``rank_margin``."""
+
+    def accepted(judged: dict[str, Any] | None) -> bool:
+        if judged is None:
+            return False
+        return decide(judged["wer"], judged["margin"], judged["gap"],
+                      rank_margin=rank_margin).success  # fmt: skip
+
     n = len(rows)
+    if not n:
+        return {"n": 0}
     return {
         "n": n,
-        "true_accept": round(100 * sum(r["right"] for r in rows) / n, 1),
-        "false_accept": round(100 * sum(r["wrong"] for r in rows) / n, 1),
-        "rows": rows,
+        "true_accept": round(100 * sum(accepted(r.get("right")) for r in rows) / n, 1),
+        "false_accept": round(100 * sum(accepted(r.get("wrong")) for r in rows) / n, 1),
     }
+
+
+def _calibration_half(word: str) -> bool:
+    """Half of the words (fixed by their hash) choose the margin; the other half is reported."""
+    return zlib.crc32(word.encode()) % 2 == 0
+
+
+def calibrate(half: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The naming margin with the least 3 x false accepts + false rejects on ``half``.
+
+    Synthetic voices and Armelle's allowed words together (words of the
+    calibration half); as for the repetition verdict, a "Bravo" for a wrong
+    name is the worst error.
+    """
+    grid = [round(0.1 * k, 1) for k in range(0, 16)]
+
+    def cost(margin: float) -> float:
+        r = rates(half, margin)
+        return 3 * r["false_accept"] + (100 - r["true_accept"])
+
+    best = min(grid, key=lambda m: (cost(m), -m))
+    return {"grid": {str(m): rates(half, m) for m in grid}, "chosen": best}
 
 
 def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -294,7 +361,6 @@ def main(argv: list[str] | None = None) -> int:
     groups["all synthetic"] = synth_rows
     result["synthetic"] = {name: summary(rows) for name, rows in groups.items()}
     result["rows"]["synthetic"] = synth_rows
-    result["practice_verdict_pico"] = verdicts(recognizer, bank, recs)
 
     categories = {m: "mois" for m in _MONTHS} | {d: "jour" for d in _DAYS}
     armelle = [h for h in armelle_words() if h.text in categories]
@@ -305,6 +371,33 @@ def main(argv: list[str] | None = None) -> int:
     )
     result["human_allowed"] = {"armelle months and days, bare": summary(human_rows)}
     result["rows"]["human_allowed"] = human_rows
+
+    # The practice verdict (VAD, transcript, the one rule with naming's margin).
+    synthetic_recs = [(r.item, r.said, r.voice, r.clip) for r in recs]
+    human_recs = [(i, h.text, "armelle", h.clip) for i, h in pairs]
+    judged = {
+        "synthetic": judge_all(recognizer, bank, synthetic_recs),
+        "armelle": judge_all(recognizer, human_bank, human_recs),
+    }
+    every = judged["synthetic"] + judged["armelle"]
+    calibration = calibrate([r for r in every if _calibration_half(r["word"])])
+    held_out = [r for r in every if not _calibration_half(r["word"])]
+    result["practice_verdict"] = {
+        "naming_rank_margin": NAMING_RANK_MARGIN,
+        "repetition_rank_margin": RANK_MARGIN,
+        "calibration": calibration,
+        "held_out_half": {m: rates(held_out, m) for m in (RANK_MARGIN, NAMING_RANK_MARGIN)},
+        "pico": {
+            m: rates([r for r in judged["synthetic"] if r["voice"] == "pico"], m)
+            for m in (RANK_MARGIN, NAMING_RANK_MARGIN)
+        },  # fmt: skip
+        "espeak": {
+            m: rates([r for r in judged["synthetic"] if r["voice"] != "pico"], m)
+            for m in (RANK_MARGIN, NAMING_RANK_MARGIN)
+        },  # fmt: skip
+        "armelle": {m: rates(judged["armelle"], m) for m in (RANK_MARGIN, NAMING_RANK_MARGIN)},
+    }
+    result["rows"]["practice_verdict"] = judged
 
     if args.independent:
         nouns = [
@@ -336,9 +429,14 @@ def main(argv: list[str] | None = None) -> int:
         for name, s in block.items():
             if isinstance(s, dict) and s.get("n"):
                 print(f"| {name} | {s['n']} | {s['bare_top1']} % | {s['variants_top1']} % |")
-    v = result["practice_verdict_pico"]
-    print(f"practice verdict (Pico, n={v['n']}): true accept {v['true_accept']} %, "
-          f"false accept {v['false_accept']} %")  # fmt: skip
+    v = result["practice_verdict"]
+    print(
+        f"practice verdict, true / false accept at margin {RANK_MARGIN} (repetition's) "
+        f"and {NAMING_RANK_MARGIN} (naming's); calibration chose {v['calibration']['chosen']}:"
+    )
+    for name in ("pico", "espeak", "armelle", "held_out_half"):
+        cells = [f"{r['true_accept']} / {r['false_accept']} %" for r in v[name].values()]
+        print(f"| {name} | {v[name][RANK_MARGIN]['n']} | " + " | ".join(cells) + " |")
     print(f"({result['seconds']} s) -> {args.out}")
     return 0
 

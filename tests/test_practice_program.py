@@ -100,7 +100,7 @@ def test_own_items_come_where_the_patient_starts() -> None:
 def test_naming_is_an_exercise_a_program_can_set() -> None:
     content = default_content()
     assert catalogue.info("naming").uses_custom_items
-    assert [d.level for d in catalogue.difficulties("naming", content)] == [None, 1, 2, 3]
+    assert [d.level for d in catalogue.difficulties("naming", content)] == [None, 1, 2]
     assert {"fruit", "animal", "vêtement"} <= set(catalogue.categories("naming", content))
     program = _program(steps=(ProgramStep("naming", 1, "fruit"),))
     own = [CustomItem(1, 1, "word", "la pomme"), CustomItem(2, 1, "word", "Mamie Lucette")]

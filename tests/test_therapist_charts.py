@@ -33,11 +33,14 @@ def _counts(area: TherapistArea) -> dict[str, int]:
     return {name: chart_point_count(view) for name, view in area.progress.views.items()}
 
 
-def test_four_charts_with_one_point_per_session(
+NAMING_CHARTS = ("naming_accuracy", "naming_cue_level")
+
+
+def test_six_charts_with_one_point_per_session(
     unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded_history: SeededHistory
 ) -> None:
     assert [m.name for m in CHART_METRICS] == [
-        "word_count", "function_word_ratio", "words_per_minute", "accuracy",
+        "word_count", "function_word_ratio", "words_per_minute", "accuracy", *NAMING_CHARTS,
     ]  # fmt: skip
     expected = {
         m.name: len(therapist_repo.progress(seeded_history.patient.id, m.name))
@@ -45,6 +48,7 @@ def test_four_charts_with_one_point_per_session(
     }
     assert expected == {
         "word_count": 3, "function_word_ratio": 3, "words_per_minute": 3, "accuracy": 3,
+        "naming_accuracy": 0, "naming_cue_level": 0,  # no naming in this history
     }  # fmt: skip
     assert _counts(unlocked_area) == expected
     view = unlocked_area.progress.views["accuracy"]
@@ -66,9 +70,36 @@ def test_exercise_filter(qtbot, unlocked_area: TherapistArea, kind: str | None, 
         with qtbot.waitSignal(progress.charts_updated, timeout=SIGNAL_TIMEOUT_MS):
             progress.set_exercise_kind(kind)
     assert progress.exercise_kind == kind
-    assert set(_counts(unlocked_area).values()) == {count}
+    counts = _counts(unlocked_area)
+    assert {n for name, n in counts.items() if name not in NAMING_CHARTS} == {count}
+    assert {counts[name] for name in NAMING_CHARTS} == {0}
     title = progress.views["word_count"].chart().title()
     assert title.endswith("aucune donnée") == (count == 0)
+
+
+def test_naming_charts_show_pictures_named_and_the_help_needed(
+    qtbot, unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded_history
+) -> None:
+    from storage_fixtures import make_record
+
+    session = therapist_repo.start_session(seeded_history.patient.id, "naming")
+    for word, level, success in (("chat", 2, True), ("pomme", 4, False), ("vélo", 0, True)):
+        therapist_repo.add_attempt(
+            make_record(session.id, kind="naming", target_text=word, cue_level=level,
+                        success=success, raw_transcript=word)
+        )  # fmt: skip
+    therapist_repo.end_session(session.id)
+    progress = unlocked_area.progress
+    with qtbot.waitSignal(progress.charts_updated, timeout=SIGNAL_TIMEOUT_MS):
+        progress.set_exercise_kind("naming")
+    counts = _counts(unlocked_area)
+    assert (counts["naming_accuracy"], counts["naming_cue_level"]) == (1, 1)
+    # A picture's name is not connected speech: no length of utterance from it.
+    assert counts["word_count"] == counts["words_per_minute"] == 0
+    named = progress.views["naming_accuracy"].chart().series()[0]
+    helped = progress.views["naming_cue_level"].chart().series()[0]
+    assert named.at(0).y() == pytest.approx(200 / 3)  # 2 of 3 pictures, in percent
+    assert helped.at(0).y() == pytest.approx(1.0)  # (2 + 0) / 2
 
 
 def test_charts_follow_the_patient(

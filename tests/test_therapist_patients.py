@@ -147,3 +147,20 @@ def test_custom_list_export_then_import_never_overwrites(
     with qtbot.waitSignal(lists.failed, timeout=SIGNAL_TIMEOUT_MS) as failed:
         lists.import_from(bad)
     assert failed.args[0].startswith("Ce fichier vient d'une version plus récente")
+
+
+def test_the_program_tab_fits_a_laptop_screen_without_sideways_scrolling(
+    qtbot, unlocked_area
+) -> None:
+    # Four exercises with their difficulty and theme beside the patient's own list.
+    unlocked_area.resize(1366, 680)  # a 768-pixel screen less title bar and panel
+    unlocked_area.tabs.setCurrentWidget(unlocked_area.program_scroll)
+    qtbot.waitUntil(lambda: unlocked_area.program.rows and unlocked_area.program.isVisible())
+    for _ in range(3):
+        qtbot.wait(10)
+    scroll = unlocked_area.program_scroll
+    assert len(unlocked_area.program.rows) == 4
+    assert scroll.horizontalScrollBar().maximum() == 0, scroll.widget().minimumSizeHint()
+    assert unlocked_area.custom_lists.visibleRegion().boundingRect().width() == (
+        unlocked_area.custom_lists.width()
+    )

@@ -72,3 +72,15 @@ def test_an_edit_is_judged_by_the_same_rule(repo: SessionRepository) -> None:
     assert repo.get_attempt(attempt_id).success is False
     repo.edit_transcript(attempt_id, "transcript", "le chien dort bien", "ortho")
     assert repo.get_attempt(attempt_id).success is True
+
+
+def test_naming_accepts_a_smaller_margin_than_sentences() -> None:
+    # One word against confusable competitors (benchmarks/naming.py chose the margin).
+    from therapy_app.verdict import NAMING_RANK_MARGIN, RANK_MARGIN
+
+    assert 0.0 < NAMING_RANK_MARGIN < RANK_MARGIN
+    between = (NAMING_RANK_MARGIN + RANK_MARGIN) / 2
+    assert not decide(1.0, between, -0.2).success
+    assert decide(1.0, between, -0.2, rank_margin=NAMING_RANK_MARGIN).success
+    # The transcript check still applies: far below its own transcript is no success.
+    assert not decide(1.0, between, -2.0, rank_margin=NAMING_RANK_MARGIN).success

@@ -54,8 +54,12 @@ _FREE_SPEECH = (
     "Ma femme a préparé une soupe aux légumes.",
     "Nous avons promené le chien dans le parc.",
 )
-# Monday, Wednesday, Friday; the kind rotates so that each chart has points.
-_WEEKLY = ((0, "repetition"), (2, "free_speech"), (4, "completion"))
+_NAMING = (
+    "chat", "pomme", "chaise", "voiture", "chapeau", "clé", "poisson", "fourchette",
+    "lunettes", "vélo", "maison", "chien", "pain", "tasse", "arbre", "montre",
+)  # fmt: skip
+# Monday to Friday; the kind rotates so that each chart has points.
+_WEEKLY = ((0, "repetition"), (2, "free_speech"), (3, "naming"), (4, "completion"))
 
 
 class DemoClock:
@@ -147,6 +151,21 @@ def _attempt(
     pause = max(0.1, 0.5 - 0.3 * skill + rng.uniform(-0.05, 0.05))
     duration = max(1.0, len(words(said)) / rate * 60.0 / (1.0 - pause))
     alternatives = [Candidate(_variant(sentence), -1.8), Candidate(said, -3.2)]
+    if kind == "naming":
+        # Named at the level of help the patient's skill allows (0 picture alone .. 4 model).
+        level = min(4, max(0, round((1.0 - skill) * 4 + rng.uniform(-1.0, 1.0))))
+        success = rng.random() < 0.55 + 0.45 * skill
+        record = AttemptRecord(
+            session_id=session_id,
+            kind="naming",
+            raw_transcript=sentence if success else rng.choice(_NAMING),
+            target_text=sentence,
+            success=success,
+            duration_s=1.5,
+            cue_level=level,
+            created_at=when,
+        )
+        return record, 1.5
     if kind == "free_speech":
         record = AttemptRecord(
             session_id=session_id,
@@ -187,7 +206,12 @@ def _add_sessions(
     attempts_per_session: Callable[[], int],
 ) -> list[int]:
     attempt_ids: list[int] = []
-    pools = {"repetition": _REPETITION, "completion": _COMPLETION, "free_speech": _FREE_SPEECH}
+    pools = {
+        "repetition": _REPETITION,
+        "completion": _COMPLETION,
+        "free_speech": _FREE_SPEECH,
+        "naming": _NAMING,
+    }
     for when, kind, skill in plan:
         clock.now = when
         session = repository.start_session(patient.id, kind)

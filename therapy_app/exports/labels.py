@@ -40,12 +40,15 @@ class ChartMetric:
 
 CHART_METRICS: tuple[ChartMetric, ...] = (
     # The session mean of per-attempt word counts is the MLU in words (metrics.py).
-    ChartMetric("word_count", "Longueur moyenne des énoncés (LME)", "mots", False),
+    ChartMetric("word_count", "Longueur des énoncés (LME)", "mots", False),
     ChartMetric("function_word_ratio", "Part de mots grammaticaux", "%", True),
     ChartMetric("words_per_minute", "Débit de parole", "mots/min", False),
     ChartMetric("accuracy", "Précision de la répétition", "%", True),
+    # Naming (issue 12): pictures named at any cue level, and how much help it took.
+    ChartMetric("naming_accuracy", "Images nommées", "%", True),
+    ChartMetric("naming_cue_level", "Aide pour nommer (0 à 4)", "indice", False),
 )
-"""The four progress charts, in display order."""
+"""The six progress charts, in display order."""
 
 
 def exercise_label(kind: str, *, short: bool = False) -> str:

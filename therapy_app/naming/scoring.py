@@ -1,8 +1,8 @@
 """Scores a naming try: the picture's name in every determiner form against its competitors.
 
-The practice applies the app's one verdict rule (:func:`therapy_app.verdict.decide`)
-through :func:`therapy_app.practice.scoring.score_try`, with the answer forms
-of :mod:`therapy_app.naming.candidates` as the accepted and scored forms and
+The practice applies the app's one verdict rule (:func:`therapy_app.verdict.decide`,
+with ``NAMING_RANK_MARGIN``) through :func:`therapy_app.practice.scoring.score_try`,
+with the answer forms of :mod:`therapy_app.naming.candidates` as the accepted and scored forms and
 the competitors' forms as distractors. :func:`rank_answer` is the ranking
 alone (no transcript), for the benchmark: is the best answer form above every
 competitor form?
@@ -17,6 +17,7 @@ from therapy_app.audio.clip import AudioClip
 from therapy_app.naming.bank import NamingItem
 from therapy_app.naming.candidates import Competitors, accepted_answers, answer_forms
 from therapy_app.practice.scoring import ScoreResult, as_candidate, score_try
+from therapy_app.verdict import NAMING_RANK_MARGIN
 
 
 @dataclass(frozen=True)
@@ -96,4 +97,5 @@ def score_naming(
         competitors.forms(),
         cue_level,
         answer_forms(item),
+        rank_margin=NAMING_RANK_MARGIN,
     )

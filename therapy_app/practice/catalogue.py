@@ -79,20 +79,16 @@ CATALOGUE: tuple[ExerciseInfo, ...] = (
         "Nommer des images",
         "Dites le nom de ce que vous voyez.",
         "▣",
-        "Dénomination d'images",
+        "Dénomination",
         has_categories=True,
         uses_custom_items=True,
     ),
 )
 
 _COMPLETION_LEVELS = {1: "Séries et expressions", 2: "Dénomination sur définition"}
-# Naming difficulty is the word's frequency band (Lexique 3.83): a level keeps
-# the pictures of that band and the more frequent ones.
-_NAMING_LEVELS = {
-    1: "Mots très fréquents",
-    2: "Mots fréquents (et très fréquents)",
-    3: "Tous les mots, même rares",
-}
+# Naming difficulty is the word's frequency band (Lexique 3.83, bands 1-3): a
+# level keeps the pictures of that band and the more frequent ones.
+_NAMING_LEVELS = {1: "Mots très fréquents", 2: "Mots fréquents"}
 
 
 def info(kind: str) -> ExerciseInfo:
@@ -130,7 +126,7 @@ def difficulties(kind: str, content: ExerciseContent) -> tuple[Difficulty, ...]:
         )
     if kind == ExerciseKind.NAMING.value:
         return (
-            Difficulty(None, "Selon les progrès du patient"),
+            Difficulty(None, "Tous les mots, même rares"),
             *(Difficulty(n, label) for n, label in _NAMING_LEVELS.items()),
         )
     return (Difficulty(None, "—"),)

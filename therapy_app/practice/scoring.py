@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from therapy_app.analysis.metrics import word_error_rate, words
 from therapy_app.asr.recognizer import ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
-from therapy_app.verdict import Verdict, decide, transcript_agrees
+from therapy_app.verdict import RANK_MARGIN, Verdict, decide, transcript_agrees
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -139,6 +139,7 @@ def score_try(
     cue_level: int = 0,
     sound_forms: Sequence[str] | None = None,
     allow_within: bool = False,
+    rank_margin: float = RANK_MARGIN,
 ) -> ScoreResult:
     """Apply the rule to one recording.
 
@@ -154,6 +155,8 @@ def score_try(
             completed sentence against one-word distractors would win on its
             shared beginning.
         allow_within: see :func:`best_wer`.
+        rank_margin: the sound rule's margin (``verdict.RANK_MARGIN``;
+            naming passes ``verdict.NAMING_RANK_MARGIN``).
 
     Returns:
         The verdict and its numbers.
@@ -184,7 +187,7 @@ def score_try(
             )
         if own and own not in forms:
             gap = target_pt - scores[own].logprob_per_token
-    verdict = decide(wer, margin, gap)
+    verdict = decide(wer, margin, gap, rank_margin=rank_margin)
     by_words, by_sound, success = verdict.by_words, verdict.by_sound, verdict.success
     matched = matched_by_words if by_words or best is None else _plain(best, spoken)
     result = ScoreResult(

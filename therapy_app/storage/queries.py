@@ -18,8 +18,9 @@ _LOGGER = logging.getLogger(__name__)
 def _own_speech(column: str) -> str:
     # Language measures describe the session's own kind of speech: in free
     # speech the spontaneous utterances, not the repetitions of chosen sentences
-    # stored beside them.
-    return f"AVG(CASE WHEN a.kind = s.exercise_kind THEN a.{column} END)"
+    # stored beside them. A picture's name is not connected speech: naming
+    # answers would pull the length of utterance down to one word.
+    return f"AVG(CASE WHEN a.kind = s.exercise_kind AND a.kind != 'naming' THEN a.{column} END)"
 
 
 # Metric name -> per-session aggregate over attempts ``a`` of session ``s``. AVG

@@ -43,7 +43,7 @@ def _nice_ceiling(value: float) -> float:
     return step
 
 
-MAX_DAY_TICKS = 7
+MAX_DAY_TICKS = 5  # three charts side by side on a laptop: dates stay readable
 
 
 def day_ticks(first: datetime, last: datetime) -> tuple[QDateTime, QDateTime, int]:
@@ -192,7 +192,8 @@ class ProgressPanel(QWidget):
             view.setRenderHint(QPainter.RenderHint.Antialiasing)
             view.setMinimumSize(280, 180)
             self.views[metric.name] = view
-            grid.addWidget(view, i // 2, i % 2)
+            # Three per row: six charts in two rows fit a laptop's height.
+            grid.addWidget(view, i // 3, i % 3)
         note = QLabel("Une valeur par séance : la moyenne de ses essais.")
         note.setProperty("role", "muted")
         # Wrapping keeps the panel inside 1280 px under the patient theme's larger type.

@@ -65,7 +65,7 @@ class StepRow(QWidget):
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
             combo.setMinimumContentsLength(8)
-        self.difficulty.setMinimumContentsLength(16)
+        self.difficulty.setMinimumContentsLength(14)
         self.up = QPushButton("↑")
         self.down = QPushButton("↓")
         for button, label in ((self.up, "Plus tôt"), (self.down, "Plus tard")):

@@ -41,7 +41,7 @@ SURFACE: str = getattr(_THEME, "SURFACE", "#f1f4f8")
 SUCCESS: str = getattr(_THEME, "SUCCESS", "#1b6e20")
 MUTED: str = getattr(_THEME, "MUTED", "#444444")
 ERROR = "#7a0000"
-SERIES_COLOURS = (ACCENT, "#2e7d32", "#c45100", "#6a1b9a")
+SERIES_COLOURS = (ACCENT, "#2e7d32", "#c45100", "#6a1b9a", "#00695c", "#8d3b00")
 """One colour per progress chart, in ``exports.labels.CHART_METRICS`` order."""
 
 # Rules after the theme's: the same selectors with the therapist sizes win, the
