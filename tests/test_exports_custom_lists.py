@@ -21,8 +21,9 @@ def test_round_trip_between_two_computers_never_overwrites(tmp_path: Path) -> No
         jeanne = first.create_patient("Jeanne")
         first.add_custom_item(jeanne.id, "sentence", "Ma fille s'appelle Julie.", "famille")
         first.add_custom_item(jeanne.id, "word", "couscous", "repas")
+        first.add_custom_item(jeanne.id, "word", "Médor", "famille", picture="chien")
         file = tmp_path / "liste.json"
-        assert write_custom_list(file, first.custom_items(jeanne.id), T0) == 2
+        assert write_custom_list(file, first.custom_items(jeanne.id), T0) == 3
     data = json.loads(file.read_text(encoding="utf-8"))
     assert data["version"] == 1 and "Jeanne" not in file.read_text(encoding="utf-8")
 
@@ -32,12 +33,13 @@ def test_round_trip_between_two_computers_never_overwrites(tmp_path: Path) -> No
         second.add_custom_item(patient.id, "word", "Couscous", "plats")
         imported = read_custom_list(file)
         added, skipped = second.import_custom_items(
-            patient.id, [(i.kind, i.text, i.category) for i in imported], "claire"
+            patient.id, [(i.kind, i.text, i.category, i.picture) for i in imported], "claire"
         )
-        assert (added, skipped) == (1, 1)
-        assert [(i.text, i.category) for i in second.custom_items(patient.id)] == [
-            ("Couscous", "plats"),
-            ("Ma fille s'appelle Julie.", "famille"),
+        assert (added, skipped) == (2, 1)
+        assert [(i.text, i.category, i.picture) for i in second.custom_items(patient.id)] == [
+            ("Couscous", "plats", ""),
+            ("Ma fille s'appelle Julie.", "famille", ""),
+            ("Médor", "famille", "chien"),  # the chosen picture travels with the word
         ]
         assert second.patient_changes(patient.id)[-1].action == "import"
 

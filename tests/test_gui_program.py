@@ -23,12 +23,13 @@ pytestmark = [
 USERNAME, PASSWORD = "claire", "orthophonie-2025"
 FAMILY = "Ma fille s'appelle Julie."
 WORD = "le chameau"
+PET = "Médor"
 TIMEOUT_MS = 60_000
 
 
 def _set_program(qtbot, area) -> None:
     """Completion (theme all), repetition level 2, naming (animals, frequent words);
-    3 items, 80 % rate, 6 s pause, a sentence and a word with its picture."""
+    4 items, 80 % rate, 6 s pause, a sentence and a word with its picture."""
     panel = area.program
     rows = {row.entry.kind: row for row in panel.rows}
     for row in panel.rows:
@@ -44,7 +45,7 @@ def _set_program(qtbot, area) -> None:
     # Completion first: move it above repetition.
     while panel.rows.index(rows[ExerciseKind.COMPLETION]) > panel.rows.index(repetition):
         rows[ExerciseKind.COMPLETION].up.click()
-    panel.items.setValue(3)
+    panel.items.setValue(4)
     panel.rate.setValue(80)
     pause = area.patient_settings.pause
     pause.setValue(6.0)
@@ -60,6 +61,13 @@ def _set_program(qtbot, area) -> None:
     with qtbot.waitSignal(lists.items_loaded, timeout=TIMEOUT_MS):
         lists.add_button.click()
     assert f"Mot · {WORD} · avec image" in lists.texts()  # it will come with its picture
+    # A name with a picture of the set chosen for it.
+    lists.text.setText(PET)
+    lists.picture.setCurrentIndex(lists.picture.findData("chien"))
+    with qtbot.waitSignal(lists.items_loaded, timeout=TIMEOUT_MS):
+        lists.add_button.click()
+    assert f"Mot · {PET} · image : chien" in lists.texts()
+    assert lists.picture.currentIndex() == 0  # back to "Sans image" for the next word
     with qtbot.waitSignal(panel.program_saved, timeout=TIMEOUT_MS):
         panel.save_button.click()
 
@@ -95,7 +103,7 @@ def test_therapist_sets_a_program_and_the_patient_runs_it(
     assert chooser.has_program and chooser.program_button.isVisible()
     assert (
         chooser.program_button.hint.text()
-        == "Compléter, puis Répéter, puis Nommer des images · 3 à chaque fois"
+        == "Compléter, puis Répéter, puis Nommer des images · 4 à chaque fois"
     )
     assert window.focusWidget() is chooser.program_button  # the first thing offered
     assert all(button.isVisible() for button in chooser.buttons.values())  # the rest stays
@@ -106,13 +114,13 @@ def test_therapist_sets_a_program_and_the_patient_runs_it(
     driver.wait_screen("completion")
     driver.follow()
     settings = driver.screen.controller.settings
-    assert settings.max_items == 3
+    assert settings.max_items == 4
     assert settings.rate_factor == pytest.approx(0.8)
     assert settings.trailing_silence_ms == 6000
-    assert settings.custom_items == (FAMILY, WORD)
+    assert settings.custom_items == (FAMILY, WORD, PET)
     driver.wait_state(State.AWAITING_REPETITION)
     assert driver.screen.controller.item.prompt == "Ma fille s'appelle …"  # the patient's own
-    for _ in range(3):
+    for _ in range(4):
         driver.wait_state(State.AWAITING_REPETITION)
         assert driver.screen.controller.next_item()
 
@@ -131,6 +139,9 @@ def test_therapist_sets_a_program_and_the_patient_runs_it(
     assert controller.item.target == WORD  # a word is repeated too
     assert controller.next_item()
     driver.wait_state(State.AWAITING_REPETITION)
+    assert controller.item.target == PET
+    assert controller.next_item()
+    driver.wait_state(State.AWAITING_REPETITION)
     assert controller.item.level == 2  # then the therapist's level
     assert controller.next_item()
 
@@ -141,6 +152,10 @@ def test_therapist_sets_a_program_and_the_patient_runs_it(
     driver.wait_state(State.AWAITING_REPETITION)
     assert controller.item.target == "chameau"  # the patient's own word, with its picture
     assert driver.screen.picture.renderer().isValid()  # its picture is on screen
+    assert controller.next_item()
+    driver.wait_state(State.AWAITING_REPETITION)
+    assert controller.item.target == PET  # named by the word, shown with the dog's picture
+    assert controller.item.picture.endswith("chien.svg")
     assert controller.next_item()
     driver.wait_state(State.AWAITING_REPETITION)
     animal = default_bank().by_word(controller.item.target)

@@ -6,6 +6,7 @@ import pytest
 from practice_fixtures import SpokenClips, make_services
 
 from therapy_app.exercises import default_content
+from therapy_app.naming import candidates
 from therapy_app.naming.bank import default_bank
 from therapy_app.practice import catalogue, custom, items, naming_plan
 from therapy_app.practice.controller import PracticeController
@@ -121,6 +122,23 @@ def test_a_naming_session_keeps_to_the_program_and_shows_own_pictures_first() ->
     planned = naming_plan.plan_session(pool, {}, 3, own)
     assert [p.item.word for p in planned][0] == "chameau"
     assert len(planned) == 3 and all(p.item.category == "fruit" for p in planned[1:])
+
+
+def test_a_word_given_a_picture_is_named_by_that_word() -> None:
+    bank = default_bank()
+    own = (CustomItem(1, 1, "word", "Médor", "famille", "chien"), CustomItem(2, 1, "word", "Julie"))
+    [naming] = plan(_program(steps=(ProgramStep("naming"),)), PracticeSettings(), 4000, list(own))
+    assert naming.settings.custom_pictures == (("Médor", "chien"),)
+    [medor] = naming_plan.own_pictures(bank, ("Médor", "Julie"), naming.settings.custom_pictures)
+    dog = bank.by_id("chien")
+    assert (medor.word, medor.picture, medor.category) == ("Médor", dog.picture, "animal")
+    # A name takes no determiner; its first sounds are its own, its meaning the picture's.
+    assert candidates.answer_forms(medor) == ("Médor",)
+    assert (medor.first_sounds, medor.semantic_cue) == ("Mé", dog.semantic_cue)
+    item = items.naming_item(medor, bank)
+    assert item.target == "Médor" and item.picture.endswith("chien.svg")
+    # A picture id the bank does not have shows nothing rather than failing.
+    assert naming_plan.own_pictures(bank, ("Médor",), (("Médor", "licorne-bleue"),)) == ()
 
 
 @pytest.mark.slow

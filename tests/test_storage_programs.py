@@ -20,8 +20,9 @@ def repo(tmp_path: Path) -> SessionRepository:
 
 
 def test_migration_version_is_its_place_in_the_list(repo: SessionRepository) -> None:
-    place = schema.MIGRATION_NAMES.index("m006_programs") + 1
-    assert place == schema.SCHEMA_VERSION  # the last one on this branch
+    names = schema.MIGRATION_NAMES
+    assert names.index("m006_programs") + 1 == 6  # after m005_naming from the other branch
+    assert names.index("m007_custom_pictures") + 1 == schema.SCHEMA_VERSION == 7
     assert repo.schema_version == schema.SCHEMA_VERSION
 
 
@@ -65,16 +66,24 @@ def test_custom_items_never_duplicate(repo: SessionRepository) -> None:
     assert repo.add_custom_item(other.id, "word", "Julie") is not None
     added, skipped = repo.import_custom_items(
         patient.id,
-        [("word", "couscous", "repas"), ("sentence", "MA FILLE S'APPELLE JULIE.", "famille")],
+        [
+            ("word", "couscous", "repas", ""),
+            ("sentence", "MA FILLE S'APPELLE JULIE.", "famille", "chien"),
+        ],
         "claire",
     )
     assert (added, skipped) == (1, 1)
     texts = [(i.kind, i.text, i.category) for i in repo.custom_items(patient.id)]
     assert texts == [("sentence", "Ma fille s'appelle Julie.", ""), ("word", "couscous", "repas")]
+    # A word may show a picture of the naming set; a sentence never does.
+    dog = repo.add_custom_item(patient.id, "word", "Médor", "famille", picture="chien")
+    assert dog is not None and dog.picture == "chien"
+    pictures = [i.picture for i in repo.custom_items(patient.id)]
+    assert pictures == ["", "", "chien"]
     with pytest.raises(ValueError):
         repo.add_custom_item(patient.id, "word", "   ")
     repo.remove_custom_item(first.id)
-    assert [i.text for i in repo.custom_items(patient.id)] == ["couscous"]
+    assert [i.text for i in repo.custom_items(patient.id)] == ["couscous", "Médor"]
 
 
 def test_rename_archive_restore(repo: SessionRepository) -> None:

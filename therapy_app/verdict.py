@@ -13,7 +13,8 @@ and the therapist's history and charts only read stored verdicts.
    said "Demain mardi sept septembre" for "Demain mardi sept avril": WER 0.25,
    but the audio says "septembre").
 2. **Sound.** The best accepted form beats the best distractor by at least
-   ``RANK_MARGIN`` nats per token **and** is within ``TRANSCRIPT_SLACK`` of the
+   ``RANK_MARGIN`` nats per token (``NAMING_RANK_MARGIN`` when naming a
+   picture) **and** is within ``TRANSCRIPT_SLACK`` of the
    recogniser's own free transcript (so an unrelated utterance cannot pass just
    because every distractor is worse). Needs the audio: storage cannot apply it.
 
@@ -84,7 +85,8 @@ def decide(
         transcript_gap: target score minus the free transcript's; None when
             there is no transcript to compare with (or the transcript is an
             accepted form).
-        rank_margin: ``RANK_MARGIN`` (other values only for calibration).
+        rank_margin: ``RANK_MARGIN``; ``NAMING_RANK_MARGIN`` for picture naming
+            (other values only for calibration).
         transcript_slack: ``TRANSCRIPT_SLACK`` (other values only for calibration).
 
     Returns:

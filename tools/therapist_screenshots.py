@@ -112,7 +112,11 @@ def _demo_program(repository: SessionRepository, patient_id: int) -> None:
     repository.save_program(
         Program(
             patient_id,
-            (ProgramStep("repetition", 1), ProgramStep("completion", None, "repas")),
+            (
+                ProgramStep("repetition", 1),
+                ProgramStep("completion", None, "repas"),
+                ProgramStep("naming", 1, "animal"),
+            ),
             items_per_session=8,
             speech_rate_percent=90,
         ),
@@ -121,10 +125,11 @@ def _demo_program(repository: SessionRepository, patient_id: int) -> None:
     repository.import_custom_items(
         patient_id,
         [
-            ("sentence", "Ma fille s'appelle Julie.", "famille"),
-            ("sentence", "J'habite rue des Lilas.", "maison"),
-            ("word", "couscous", "repas"),
-            ("word", "Médor", "famille"),
+            ("sentence", "Ma fille s'appelle Julie.", "famille", ""),
+            ("sentence", "J'habite rue des Lilas.", "maison", ""),
+            ("word", "couscous", "repas", ""),
+            ("word", "Médor", "famille", "chien"),
+            ("word", "la pomme", "repas", ""),
         ],
         DEMO_USERNAME,
     )

@@ -36,11 +36,13 @@ class ImportedItem:
         kind: "word" or "sentence".
         text: the word or sentence.
         category: its theme ("" if none).
+        picture: the naming picture id of a word ("" if none).
     """
 
     kind: str
     text: str
     category: str = ""
+    picture: str = ""
 
 
 def write_custom_list(path: Path, items: list[CustomItem], now: datetime) -> int:
@@ -56,7 +58,12 @@ def write_custom_list(path: Path, items: list[CustomItem], now: datetime) -> int
         "format": FORMAT,
         "version": VERSION,
         "exported_at": now.isoformat(timespec="seconds"),
-        "items": [{"kind": i.kind, "text": i.text, "category": i.category} for i in items],
+        # "picture" only where there is one: the version-1 readers ignore it.
+        "items": [
+            {"kind": i.kind, "text": i.text, "category": i.category}
+            | ({"picture": i.picture} if i.picture else {})
+            for i in items
+        ],
     }
     with atomic_text_writer(Path(path)) as handle:
         json.dump(data, handle, ensure_ascii=False, indent=2)
@@ -89,7 +96,12 @@ def _item(raw: object, number: int) -> ImportedItem:
         )
     if not isinstance(category, str):
         raise _refuse(f"Le thème de l'élément n° {number} est illisible.", f"item {number}")
-    return ImportedItem(str(kind), " ".join(text.split()), " ".join(category.split()))
+    picture = raw.get("picture", "")
+    if not isinstance(picture, str) or len(picture) > MAX_CUSTOM_TEXT:
+        raise _refuse(f"L'image de l'élément n° {number} est illisible.", f"item {number}")
+    return ImportedItem(
+        str(kind), " ".join(text.split()), " ".join(category.split()), picture.strip()
+    )
 
 
 def read_custom_list(path: Path) -> list[ImportedItem]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from therapy_app.exercises import ExerciseContent
-from therapy_app.naming.bank import NamingBank, default_bank
+from therapy_app.naming.bank import NamingBank, NamingItem, default_bank
 from therapy_app.practice import custom, items, naming_plan, resume
 from therapy_app.practice.events import ExerciseKind, ItemPresented, Notice
 from therapy_app.practice.listening import Listening
@@ -69,7 +69,7 @@ class ItemLists:
                 self._patient_id,
                 self._naming_pool(),
                 self._settings.max_items or naming_plan.SESSION_SIZE,
-                naming_plan.own_pictures(self.bank, self._settings.custom_items),
+                self._own_pictures(),
                 pool="db",
                 on_done=self._planned,
                 on_error=self._plan_unknown,
@@ -98,6 +98,10 @@ class ItemLists:
             self._bank = default_bank()
         return self._bank
 
+    def _own_pictures(self) -> tuple[NamingItem, ...]:
+        settings = self._settings
+        return naming_plan.own_pictures(self.bank, settings.custom_items, settings.custom_pictures)
+
     def _naming_pool(self) -> NamingBank:
         return naming_plan.selected(
             self.bank, self._settings.naming_level, self._settings.naming_category
@@ -116,7 +120,7 @@ class ItemLists:
                 self._naming_pool(),
                 {},
                 self._settings.max_items or naming_plan.SESSION_SIZE,
-                naming_plan.own_pictures(self.bank, self._settings.custom_items),
+                self._own_pictures(),
             )
         )
 

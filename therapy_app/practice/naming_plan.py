@@ -20,6 +20,7 @@ picture becomes one of its competitors in scoring.
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -31,6 +32,7 @@ from therapy_app.practice.events import ExerciseKind
 from therapy_app.practice.naming_cues import MAX_NAMING_LEVEL
 from therapy_app.storage.repository import SessionRepository
 
+_FIRST_SOUNDS = re.compile(r"[^aeiouyàâäéèêëîïôöùûüœ]*[aeiouyàâäéèêëîïôöùûüœ]+", re.IGNORECASE)
 SESSION_SIZE = 20
 ERROR_MIN_COUNT = 2
 ERRORS_KEPT = 2
@@ -163,10 +165,51 @@ def selected(bank: NamingBank, level: int | None = None, category: str = "") -> 
     return replace(bank, items=kept) if kept else bank
 
 
-def own_pictures(bank: NamingBank, texts: tuple[str, ...]) -> tuple[NamingItem, ...]:
-    """The patient's own words that have a picture in the bank ("le chat" -> chat)."""
-    found = (bank.by_word(bare_answer(text)) for text in texts)
-    return tuple(dict.fromkeys(i for i in found if i is not None))
+def own_pictures(
+    bank: NamingBank, texts: tuple[str, ...], chosen: tuple[tuple[str, str], ...] = ()
+) -> tuple[NamingItem, ...]:
+    """The patient's own words that have a picture.
+
+    A word the therapist gave a picture of the set ("Médor" with the dog's)
+    is named by that word, without determiner; a word that is a picture's
+    name ("le chameau") is that picture. Words with neither are left out.
+    """
+    pictures = dict(chosen)
+    found: list[NamingItem] = []
+    for text in texts:
+        picture = pictures.get(text, "")
+        try:
+            shown = bank.by_id(picture) if picture else None
+        except KeyError:  # a picture a later bank no longer has: none
+            shown = None
+        item = custom_item(text, shown) if shown else bank.by_word(bare_answer(text))
+        if item is not None and item not in found:
+            found.append(item)
+    return tuple(found)
+
+
+def custom_item(text: str, picture: NamingItem) -> NamingItem:
+    """``text`` to say for ``picture``: a name, so no determiner (like an action).
+
+    The meaning cue is the picture's; the first sounds are the word's letters up
+    to its first vowels ("Médor" -> "Mé"); no phonemes, so the competitors are
+    pictures of the same category only.
+    """
+    word = " ".join(text.split()).rstrip(".!?")
+    head = _FIRST_SOUNDS.match(word)
+    first = head.group(0) if head else word[:2]
+    return replace(
+        picture,
+        id=f"perso:{picture.id}:{word.lower()}",
+        word=word,
+        gender="-",
+        indefinite="",
+        definite="",
+        plural="",
+        first_sounds=first,
+        first_sounds_spoken=first.lower(),
+        phon="",
+    )
 
 
 def next_session(

@@ -35,14 +35,20 @@ def patient_settings(
 
 
 def step_settings(
-    step: ProgramStep, program: Program, base: PracticeSettings, own: tuple[str, ...]
+    step: ProgramStep,
+    program: Program,
+    base: PracticeSettings,
+    own: tuple[str, ...],
+    pictures: tuple[tuple[str, str], ...] = (),
 ) -> PracticeSettings:
     """The settings of one program step (``base`` already the patient's, see above)."""
     entry = catalogue.info(step.kind)
+    used = program.use_custom_items and entry.uses_custom_items
     settings = replace(
         base,
         max_items=program.items_per_session,
-        custom_items=own if program.use_custom_items and entry.uses_custom_items else (),
+        custom_items=own if used else (),
+        custom_pictures=pictures if used else (),
     )
     if entry.kind is ExerciseKind.REPETITION:
         # A level chosen by the therapist starts at that list's beginning;
@@ -75,6 +81,7 @@ def plan(
         a newer release is skipped, with a log line).
     """
     own = tuple(item.text for item in custom_items)
+    pictures = tuple((item.text, item.picture) for item in custom_items if item.picture)
     settings = patient_settings(base, pause_tolerance_ms, program)
     planned = []
     for step in program.steps:
@@ -83,5 +90,7 @@ def plan(
         except KeyError:
             _LOGGER.warning("program step %r is not an exercise of this version", step.kind)
             continue
-        planned.append(PlannedExercise(entry.kind, step_settings(step, program, settings, own)))
+        planned.append(
+            PlannedExercise(entry.kind, step_settings(step, program, settings, own, pictures))
+        )
     return planned

@@ -29,6 +29,8 @@ class PracticeSettings:
         custom_items: the patient's own words and sentences, practised first
             (repetition; completion for sentences of three words or more;
             naming for the words that have a picture).
+        custom_pictures: (word, naming picture id) for the patient's words the
+            therapist gave a picture of the set.
         naming_level: naming pictures up to this word-frequency band
             (1 very frequent .. 3 rarer; None: all).
         naming_category: naming pictures of this category only ("" all).
@@ -44,5 +46,6 @@ class PracticeSettings:
     rate_factor: float = 1.0
     completion_category: str = ""
     custom_items: tuple[str, ...] = ()
+    custom_pictures: tuple[tuple[str, str], ...] = ()
     naming_level: int | None = None
     naming_category: str = ""

@@ -179,9 +179,9 @@ class PatientAdminMixin:
             return programs.read_custom_items(self._db, patient_id)
 
     def add_custom_item(
-        self, patient_id: int, kind: str, text: str, category: str = ""
+        self, patient_id: int, kind: str, text: str, category: str = "", picture: str = ""
     ) -> CustomItem | None:
-        """Add a word or sentence to the patient's list.
+        """Add a word or sentence to the patient's list (a word may have a naming picture id).
 
         Returns:
             The new item, or None when the list has that text already.
@@ -193,15 +193,15 @@ class PatientAdminMixin:
         with self.transaction("adding a custom item"):
             self.get_patient(patient_id)
             if not programs.insert_custom_item(
-                self._db, patient_id, kind, text, category, self._clock()
+                self._db, patient_id, kind, text, category, self._clock(), picture
             ):
                 return None
             return programs.read_custom_items(self._db, patient_id)[-1]
 
     def import_custom_items(
-        self, patient_id: int, new_items: list[tuple[str, str, str]], editor: str
+        self, patient_id: int, new_items: list[tuple[str, str, str, str]], editor: str
     ) -> tuple[int, int]:
-        """Add ``(kind, text, category)`` items; those already in the list are skipped.
+        """Add ``(kind, text, category, picture)`` items; those already in the list are skipped.
 
         Nothing is replaced: an item whose text the patient has already keeps
         the stored version.
@@ -214,9 +214,9 @@ class PatientAdminMixin:
         now = self._clock()
         with self.transaction("importing custom items"):
             self.get_patient(patient_id)
-            for kind, text, category in new_items:
+            for kind, text, category, picture in new_items:
                 added += programs.insert_custom_item(
-                    self._db, patient_id, kind, text, category, now
+                    self._db, patient_id, kind, text, category, now, picture
                 )
             programs.audit(self._db, patient_id, "import", None, f"{added} ajoutés", who, now)
         return added, len(new_items) - added

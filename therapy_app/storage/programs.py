@@ -96,6 +96,8 @@ class CustomItem:
         kind: "word" or "sentence".
         text: what the patient says (and the voice reads).
         category: free theme ("famille", "repas"); "" if none.
+        picture: id of a naming picture shown for a word ("chien" for
+            "Médor"); "" for none (a word that names a picture gets it anyway).
     """
 
     id: int
@@ -103,6 +105,7 @@ class CustomItem:
     kind: CustomKind
     text: str
     category: str = ""
+    picture: str = ""
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,9 @@ def write_program(db: Database, program: Program, now: datetime) -> None:
 
 
 def custom_item_from_row(row: sqlite3.Row) -> CustomItem:
-    return CustomItem(row["id"], row["patient_id"], row["kind"], row["text"], row["category"])
+    return CustomItem(
+        row["id"], row["patient_id"], row["kind"], row["text"], row["category"], row["picture"]
+    )
 
 
 def read_custom_items(db: Database, patient_id: int) -> list[CustomItem]:
@@ -178,9 +183,17 @@ def read_custom_items(db: Database, patient_id: int) -> list[CustomItem]:
 
 
 def insert_custom_item(
-    db: Database, patient_id: int, kind: str, text: str, category: str, now: datetime
+    db: Database,
+    patient_id: int,
+    kind: str,
+    text: str,
+    category: str,
+    now: datetime,
+    picture: str = "",
 ) -> bool:
     """Add one item unless the patient has the same text already (any case).
+
+    ``picture`` (a naming picture id) is kept for words only.
 
     Returns:
         True when added, False for a duplicate (nothing is replaced).
@@ -188,9 +201,16 @@ def insert_custom_item(
     if kind not in CUSTOM_KINDS:
         raise ValueError(f"custom item kind must be one of {CUSTOM_KINDS}, got {kind!r}")
     cursor = db.execute(
-        "INSERT OR IGNORE INTO custom_items (patient_id, kind, text, category, created_at)"
-        " VALUES (?, ?, ?, ?, ?)",
-        (patient_id, kind, clean_text(text), " ".join(category.split()), rows.to_db_time(now)),
+        "INSERT OR IGNORE INTO custom_items"
+        " (patient_id, kind, text, category, created_at, picture) VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            patient_id,
+            kind,
+            clean_text(text),
+            " ".join(category.split()),
+            rows.to_db_time(now),
+            picture.strip() if kind == "word" else "",
+        ),
     )
     return bool(cursor.rowcount)
 

@@ -37,16 +37,25 @@ KIND_LABELS = {"word": "Mot", "sentence": "Phrase"}
 HELP = (
     "Prénoms de la famille, rue, plats préférés… La répétition les propose en premier ; "
     "une phrase de trois mots ou plus sert aussi en complétion ; un mot qui a son image "
-    "(« le chat ») vient en premier dans la dénomination. La voix les lit."
+    "(« le chat », ou « Médor » avec l'image du chien) vient en premier dans la "
+    "dénomination. La voix les lit."
 )
 WITH_PICTURE = " · avec image"
+NO_PICTURE = "Sans image"
 
 
 def item_label(item: CustomItem) -> str:
-    """ "Phrase · Ma fille s'appelle Julie. (famille)", "Mot · le chat · avec image"."""
+    """ "Phrase · Ma fille s'appelle Julie. (famille)", "Mot · le chat · avec image",
+    "Mot · Médor (famille) · image : chien"."""
     theme = f" ({item.category})" if item.category else ""
-    has_picture = item.kind == "word" and own_pictures(default_bank(), (item.text,))
-    picture = WITH_PICTURE if has_picture else ""
+    picture = ""
+    if item.kind == "word" and item.picture:
+        try:
+            picture = f" · image : {default_bank().by_id(item.picture).word}"
+        except KeyError:  # a picture this version's set does not have
+            picture = ""
+    elif item.kind == "word" and own_pictures(default_bank(), (item.text,)):
+        picture = WITH_PICTURE
     return f"{KIND_LABELS.get(item.kind, item.kind)} · {item.text}{theme}{picture}"
 
 
@@ -95,6 +104,17 @@ class CustomListPanel(QGroupBox):
         self.theme = QLineEdit()
         self.theme.setPlaceholderText("thème (famille, repas…)")
         self.theme.setAccessibleName("Thème")
+        # A word may be shown with a picture of the naming set ("Médor": the dog).
+        self.picture = QComboBox()
+        self.picture.addItem(NO_PICTURE, "")
+        for entry in sorted(default_bank().items, key=lambda i: i.word):
+            self.picture.addItem(entry.word, entry.id)
+        self.picture.setAccessibleName("Image du mot (dénomination)")
+        self.picture.setToolTip("Image montrée pour ce mot dans la dénomination")
+        self.picture.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.picture.setMinimumContentsLength(10)
         self.add_button = QPushButton("Ajouter")
         self.remove_button = QPushButton("Retirer")
         self.export_button = QPushButton("Exporter…")
@@ -106,6 +126,9 @@ class CustomListPanel(QGroupBox):
         kind_row = QHBoxLayout()
         kind_row.addWidget(self.kind)
         kind_row.addWidget(self.theme, 1)
+        picture_row = QHBoxLayout()
+        picture_row.addWidget(QLabel("Image :"))
+        picture_row.addWidget(self.picture, 1)
         add_row = QHBoxLayout()
         add_row.addWidget(self.text, 1)
         add_row.addWidget(self.add_button)
@@ -117,10 +140,13 @@ class CustomListPanel(QGroupBox):
         layout.addWidget(self.list, 1)
         layout.addWidget(self.remove_button, 0, Qt.AlignmentFlag.AlignRight)
         layout.addLayout(kind_row)
+        layout.addLayout(picture_row)
         layout.addLayout(add_row)
         layout.addLayout(file_row)
         layout.addWidget(self.status)
         self.setMaximumWidth(440)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        self._kind_changed()
         self.add_button.clicked.connect(self.add)
         self.text.returnPressed.connect(self.add)
         self.remove_button.clicked.connect(self.remove_selected)
@@ -170,14 +196,23 @@ class CustomListPanel(QGroupBox):
             self.kind.currentData(),
             text,
             self.theme.text(),
+            self.picture.currentData() if self.kind.currentData() == "word" else "",
             on_done=lambda added: self._on_added(added, text),
         )
+
+    def _kind_changed(self) -> None:
+        # Only a word is named from a picture.
+        is_word = self.kind.currentData() == "word"
+        self.picture.setEnabled(is_word)
+        if not is_word:
+            self.picture.setCurrentIndex(0)
 
     def _on_added(self, added: CustomItem | None, text: str) -> None:
         if added is None:
             self._show_status(f"« {text} » est déjà dans la liste.", "error")
         else:
             self.text.clear()
+            self.picture.setCurrentIndex(0)
             self._show_status("")
         self.reload()
 
@@ -231,7 +266,7 @@ class CustomListPanel(QGroupBox):
 
         def run() -> tuple[int, int]:
             items = read_custom_list(path)
-            rows = [(i.kind, i.text, i.category) for i in items]
+            rows = [(i.kind, i.text, i.category, i.picture) for i in items]
             return repository.import_custom_items(patient_id, rows, editor)
 
         self._submit(run, on_done=self._on_imported)
