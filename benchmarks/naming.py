@@ -39,6 +39,7 @@ import statistics
 import sys
 import time
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -265,15 +266,19 @@ def judge_all(
     from therapy_app.vad.silero import VoiceActivityDetector
 
     vad = VoiceActivityDetector.load()
+    by_voice: dict[str, list[NamingItem]] = {}
+    for item, _, voice, _ in recordings:
+        by_voice.setdefault(voice, []).append(item)
+    seen: Counter[str] = Counter()
     rows = []
-    for index, (item, said, voice, clip) in enumerate(recordings):
-        same_voice = [r for r in recordings if r[2] == voice]
-        position = same_voice.index(recordings[index])
+    for item, said, voice, clip in recordings:
+        same_voice, position = by_voice[voice], seen[voice]
+        seen[voice] += 1
         other = next(
-            r[0]
+            candidate
             for step in (2, 3, 4, 5)
-            for r in [same_voice[(position + step) % len(same_voice)]]
-            if r[0].word != item.word
+            for candidate in [same_voice[(position + step) % len(same_voice)]]
+            if candidate.word != item.word
         )
         answer = bank.by_word(item.word) or item
         row = _judged(recognizer, vad, bank, answer, clip, bank.by_word(other.word) or other)

@@ -15,11 +15,28 @@ from therapy_app.practice.program import plan
 from therapy_app.practice.scheduling import InlineScheduler
 from therapy_app.practice.settings import PracticeSettings
 from therapy_app.speech.chain import hear
-from therapy_app.speech.services import SilentPlayer
+from therapy_app.speech.services import SilentPlayer, SpeechServices
 from therapy_app.storage import SessionRepository
 from therapy_app.storage.programs import CustomItem, Program, ProgramStep
 
 FAMILY = "Ma fille s'appelle Julie."
+
+
+def _started(
+    kind: ExerciseKind,
+    services: SpeechServices,
+    repository: SessionRepository,
+    patient_id: int,
+    settings: PracticeSettings,
+) -> tuple[PracticeController, list[object]]:
+    """A controller run inline with ``settings``, begun, and the events it sent."""
+    events: list[object] = []
+    controller = PracticeController(
+        kind, services, repository, patient_id, InlineScheduler(), settings=settings
+    )
+    controller.subscribe(events.append)
+    controller.begin()
+    return controller, events
 
 
 def _program(**overrides: object) -> Program:
@@ -150,20 +167,12 @@ def test_program_settings_drive_the_controller_and_the_real_voice() -> None:
         for factor in (1.0, 0.7):
             player = SilentPlayer()
             services = make_services(SpokenClips(), player)
-            events: list[object] = []
             settings = PracticeSettings(
                 resume=False, max_items=2, rate_factor=factor, custom_items=(FAMILY,)
             )
-            controller = PracticeController(
-                ExerciseKind.REPETITION,
-                services,
-                repository,
-                patient.id,
-                InlineScheduler(),
-                settings=settings,
+            controller, events = _started(
+                ExerciseKind.REPETITION, services, repository, patient.id, settings
             )
-            controller.subscribe(events.append)
-            controller.begin()
             first = next(e for e in events if isinstance(e, ItemPresented))
             assert first.prompt == FAMILY  # the patient's own sentence comes first
             assert next(e for e in events if isinstance(e, Speaking)).text == FAMILY
@@ -204,17 +213,13 @@ def test_resumed_repetition_puts_the_own_items_where_it_resumes() -> None:
             )
         )
         repository.end_session(session.id)
-        events: list[object] = []
-        controller = PracticeController(
+        controller, events = _started(
             ExerciseKind.REPETITION,
             make_services(SpokenClips(), SilentPlayer()),
             repository,
             patient.id,
-            InlineScheduler(),
-            settings=PracticeSettings(custom_items=(FAMILY,)),
+            PracticeSettings(custom_items=(FAMILY,)),
         )
-        controller.subscribe(events.append)
-        controller.begin()
         first = next(e for e in events if isinstance(e, ItemPresented))
         assert (first.prompt, first.index) == (FAMILY, 3)
         assert controller.next_item()
@@ -230,20 +235,16 @@ def test_a_program_naming_session_shows_its_category_and_ends_after_its_count() 
     repository = SessionRepository()
     try:
         patient = repository.create_patient("Jeanne")
-        events: list[object] = []
         settings = PracticeSettings(
             max_items=2, naming_level=2, naming_category="animal", custom_items=("le chameau",)
         )
-        controller = PracticeController(
+        controller, events = _started(
             ExerciseKind.NAMING,
             make_services(SpokenClips(), SilentPlayer()),
             repository,
             patient.id,
-            InlineScheduler(),
-            settings=settings,
+            settings,
         )
-        controller.subscribe(events.append)
-        controller.begin()
         first = next(e for e in events if isinstance(e, ItemPresented))
         assert (first.target, first.count) == ("chameau", 2)
         assert first.picture.endswith("chameau.svg")
