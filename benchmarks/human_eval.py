@@ -83,10 +83,14 @@ def fetch(package: str) -> Path:
 
 
 def load_audio(path: Path) -> Any:
-    """Any sox-readable file as a 16 kHz mono AudioClip."""
+    """Any sox-readable file as a 16 kHz mono AudioClip.
+
+    ``-R``: sox dithers with random noise when it reduces the bit depth, which
+    changed Whisper's transcripts of the 8 kHz prompts from run to run.
+    """
     from therapy_app.audio.clip import AudioClip
 
-    raw = subprocess.run(["sox", str(path), "-r", "16000", "-c", "1", "-b", "16", "-e",
+    raw = subprocess.run(["sox", "-R", str(path), "-r", "16000", "-c", "1", "-b", "16", "-e",
                           "signed-integer", "-t", "raw", "-"], check=True,
                          capture_output=True).stdout  # fmt: skip
     return AudioClip(np.frombuffer(raw, "<i2").astype(np.float32) / 32768.0)
