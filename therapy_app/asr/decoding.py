@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from therapy_app.asr.onnx_whisper import CrossAttention, KVCache
+
+if TYPE_CHECKING:
+    from therapy_app.asr.token_lm import TokenLM
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -40,6 +43,9 @@ class SearchSettings:
         suppress_begin: ids also forbidden as the first generated token.
         repetition_limit: an n-gram repeated this many times in a row ends the
             hypothesis (kept once); None disables the guard.
+        lm: a token language model that reranks the finished hypotheses, or None.
+        lm_weight: its weight: a finished hypothesis is ranked by (log P(text |
+            audio) + ``lm_weight`` * log P(text)) over the length penalty.
     """
 
     eot: int
@@ -50,6 +56,8 @@ class SearchSettings:
     suppress: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     suppress_begin: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     repetition_limit: int | None = 4
+    lm: TokenLM | None = None
+    lm_weight: float = 0.0
 
 
 @dataclass
@@ -117,10 +125,14 @@ def repetition_start(tokens: list[int], limit: int | None, max_ngram: int = 12) 
     return None
 
 
-def _rank_score(hyp: Hypothesis, length_penalty: float | None) -> float:
+def _rank_score(hyp: Hypothesis, settings: SearchSettings) -> float:
     length = max(1, len(hyp.tokens))
-    penalty = length if length_penalty is None else ((5 + length) / 6) ** length_penalty
-    return hyp.sum_logprob / penalty
+    lp = settings.length_penalty
+    penalty = length if lp is None else ((5 + length) / 6) ** lp
+    score = hyp.sum_logprob
+    if settings.lm is not None and settings.lm_weight > 0:
+        score += settings.lm_weight * settings.lm.sentence_logprob(hyp.tokens)
+    return score / penalty
 
 
 def _filtered_logprobs(logits: np.ndarray, settings: SearchSettings, first: bool) -> np.ndarray:
@@ -212,7 +224,10 @@ def beam_search(
         finished.extend(beams[: wanted - len(finished)])
     if not finished:
         finished = [Hypothesis([], [], 0.0, "length")]
-    best = max(finished, key=lambda h: _rank_score(h, settings.length_penalty))
+    # The language model only reranks what the acoustic search found: fused into
+    # every step, it pulled halting speech towards frequent phrases ("est-ce
+    # qu'est-ce qu'est-ce...") and cost 3-6 WER points (README, "Halting speech").
+    best = max(finished, key=lambda h: _rank_score(h, settings))
     return SearchResult(best, no_speech_prob, steps)
 
 
