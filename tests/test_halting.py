@@ -142,3 +142,19 @@ def test_merge_slice_filters_and_repeats(tmp_path) -> None:  # noqa: ANN001
     assert (out / "valid.jsonl").read_text() == (base / "valid.jsonl").read_text()
     manifest = json.loads((out / "MANIFEST.json").read_text())
     assert manifest["asr_slice"]["kept"] == 1 and "merge_slice" in manifest["command"]
+
+
+def test_slice_draw_leaves_evaluation_texts_out(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    from models.halting.asr_slice import draw_pairs
+
+    rows = [
+        {"src": "je suis content", "tgt": "Je suis content."},  # a correct item of the first set
+        {"src": "moi aller boulangerie hier", "tgt": "Je vais à la boulangerie."},  # its source
+        {"src": "moi repeindre grenier", "tgt": "Je repeins le grenier."},
+    ]
+    (tmp_path / "train.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+    assert draw_pairs(tmp_path, 10) == [rows[2]]
