@@ -1,4 +1,4 @@
-"""A token n-gram language model of telegraphic and everyday French, fused into the search."""
+"""A token n-gram language model of telegraphic and everyday French (an experiment, unshipped)."""
 
 from __future__ import annotations
 
@@ -49,9 +49,11 @@ class TokenLM:
 
     Built by ``models/asr/lm_build.py`` from the synthetic aphasia corpus (its
     telegraphic sources and their grammatical targets). Whisper's own decoder
-    only knows fluent, written French; this model knows what patients say, so a
-    little of it in the search tips acoustic near-misses ("moi vois ou") towards
-    words that go together ("moi boire eau").
+    only knows fluent, written French; this model knows what patients say
+    ("moi boire eau" beats Whisper's "moi vois ou" by 14 nats). Measured as a
+    reranker of the beam (``SearchSettings.lm``) and not adopted: it helped the
+    Pico voice and hurt the mixed voices (README, "Halting speech"), so no model
+    ships and the app never loads one.
 
     Args:
         path: the ``.npz`` written by the builder.
