@@ -89,6 +89,11 @@ def evaluation_texts() -> set[str]:
     return texts
 
 
+def is_evaluation_pair(src: str, tgt: str, banned: set[str]) -> bool:
+    """Whether a corpus pair's source or target is a text of ``evaluation_texts()``."""
+    return verbatim_target(src) in banned or verbatim_target(tgt) in banned
+
+
 def draw_rows(corpus: Path, count: int, seed: int = 11, offset: int = 0) -> list[dict[str, str]]:
     """``count`` train pairs after ``offset``: deterministic, short, none from eval sets."""
     banned = evaluation_texts()
@@ -98,7 +103,7 @@ def draw_rows(corpus: Path, count: int, seed: int = 11, offset: int = 0) -> list
             row = json.loads(line)
             if not 1 <= len(row["src"].split()) <= 9:
                 continue
-            if verbatim_target(row["src"]) in banned or verbatim_target(row["tgt"]) in banned:
+            if is_evaluation_pair(row["src"], row["tgt"], banned):
                 continue
             rows.append({"src": row["src"], "tgt": row["tgt"]})
     random.Random(seed).shuffle(rows)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.asr.finetune_data import evaluation_texts, verbatim_target
+from models.asr.finetune_data import evaluation_texts, is_evaluation_pair, verbatim_target
 from therapy_app.asr.token_lm import MAX_ORDER, TokenLM, pack
 
 SOT = 50258
@@ -39,9 +39,9 @@ def corpus_texts(corpus: Path, split: str = "train") -> list[str]:
     with (corpus / f"{split}.jsonl").open(encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
-            src, tgt = verbatim_target(row["src"]), verbatim_target(row["tgt"])
-            if src in banned or tgt in banned:
+            if is_evaluation_pair(row["src"], row["tgt"], banned):
                 continue
+            src, tgt = verbatim_target(row["src"]), verbatim_target(row["tgt"])
             texts.append(src)
             if tgt != src:
                 texts.append(tgt)

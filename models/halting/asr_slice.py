@@ -60,7 +60,7 @@ def draw_pairs(corpus: Path, count: int, seed: int = 7) -> list[dict[str, str]]:
     left out: the generator makes common short sentences ("je suis content")
     that those sets also hold (163 train pairs of the current corpus).
     """
-    from models.asr.finetune_data import evaluation_texts, verbatim_target
+    from models.asr.finetune_data import evaluation_texts, is_evaluation_pair
 
     banned = evaluation_texts()
     rows = []
@@ -69,7 +69,7 @@ def draw_pairs(corpus: Path, count: int, seed: int = 7) -> list[dict[str, str]]:
             row = json.loads(line)
             if not 1 <= len(row["src"].split()) <= 9:
                 continue
-            if verbatim_target(row["src"]) in banned or verbatim_target(row["tgt"]) in banned:
+            if is_evaluation_pair(row["src"], row["tgt"], banned):
                 continue
             rows.append({"src": row["src"], "tgt": row["tgt"]})
     random.Random(seed).shuffle(rows)
