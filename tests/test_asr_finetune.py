@@ -11,9 +11,10 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from models.asr import build as asr_build  # noqa: E402
-from models.asr.finetune_data import draw_rows, verbatim_target  # noqa: E402
+from models.asr.finetune_data import draw_rows  # noqa: E402
 from models.asr.lora import LoraSettings, adapter_arrays, attach_lora, load_into, merge_adapters  # noqa: E402
 from models.asr.whisper_torch import WhisperDecoderStep, WhisperDims  # noqa: E402
+from models.evaluation_texts import verbatim_target  # noqa: E402
 
 TINY = WhisperDims(n_audio_ctx=6, n_text_ctx=12, d_model=16, n_heads=2, n_decoder_layers=2,
                    n_encoder_layers=1, n_vocab=40)  # fmt: skip

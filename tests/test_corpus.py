@@ -80,6 +80,35 @@ class _Always(random.Random):
 # --- the corpus as a whole --------------------------------------------------
 
 
+def test_evaluation_texts_never_reach_the_corpus(monkeypatch, tmp_path):
+    from models.corrector.corpus import build as build_mod
+
+    def pair(src: str, tgt: str) -> build_mod.Pair:
+        return build_mod.Pair(src, tgt, "mild", [], "x", "test")
+
+    batch = [
+        # An evaluation reference as target: all its pairs go.
+        build_mod.SentenceRecord(
+            "Je suis fatigué.", "test", [], {}, [pair("moi fatigué", "Je suis fatigué.")]
+        ),
+        # An evaluation source said by another sentence's pair: only that pair goes.
+        build_mod.SentenceRecord(
+            "Je suis content de partir.",
+            "test",
+            [],
+            {},
+            [
+                pair("je suis content voir toi", "Je suis content de partir."),
+                pair("moi content partir", "Je suis content de partir."),
+            ],
+        ),
+    ]
+    monkeypatch.setattr(build_mod, "_chunk_results", lambda cfg: iter([batch]))
+    records = list(build_mod.iter_records(BuildConfig(out=tmp_path, size=10)))
+    assert [r.tgt for r in records] == ["Je suis content de partir."]
+    assert [p.src for p in records[0].pairs] == ["moi content partir"]
+
+
 def test_same_seed_same_corpus_with_one_or_two_workers(corpus, tmp_path):
     build(BuildConfig(out=tmp_path, size=600, seed=7, workers=2))
     assert _digest(tmp_path) == _digest(corpus)

@@ -29,12 +29,12 @@ import argparse
 import json
 import logging
 import random
-import re
 import time
 from pathlib import Path
 
 import numpy as np
 
+from models.evaluation_texts import evaluation_texts, is_evaluation_pair, verbatim_target
 from models.halting.speak import PAUSE_BINS, HaltingStyle, speak_halting
 from models.halting.voices import all_voices
 
@@ -45,7 +45,6 @@ ENCODED_FILE = "encoded.f16"
 N_FRAMES, D_MODEL = 1500, 512
 PICO_SHARE = 0.6
 SOURCE_SHARE = 0.65
-FILLERS = {"euh", "heu", "hum"}
 # The intended sentences are said with fewer breaks than the telegraphic sources.
 FLUENT_STYLE = HaltingStyle(pair_p=0.75, hesitation_p=0.15, restart_p=0.05)
 # Clean telegraphic speech: short pauses, no hesitation, a quieter room.
@@ -68,30 +67,6 @@ def draw_kind(mix: str, rng: random.Random) -> tuple[str, HaltingStyle | None, s
     if roll < 2 / 3:
         return "clean_source", CLEAN_STYLE, "0.3-0.6"
     return "fluent", ONE_BREATH, "0.3-0.6"
-
-
-def verbatim_target(spoken: str) -> str:
-    """What a verbatim transcript of ``spoken`` should read (the recogniser's style)."""
-    text = spoken.lower().replace("’", "'")
-    text = re.sub(r"[.,;:!?…«»\"()\[\]]", " ", text)
-    return " ".join(w for w in text.split() if w not in FILLERS)
-
-
-def evaluation_texts() -> set[str]:
-    """Normalised sources and references of every hand-written evaluation set."""
-    texts = set()
-    for path in (ROOT / "tests" / "data").glob("aphasia_eval*.jsonl"):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                for text in [row["src"], *row["refs"]]:
-                    texts.add(verbatim_target(text))
-    return texts
-
-
-def is_evaluation_pair(src: str, tgt: str, banned: set[str]) -> bool:
-    """Whether a corpus pair's source or target is a text of ``evaluation_texts()``."""
-    return verbatim_target(src) in banned or verbatim_target(tgt) in banned
 
 
 def draw_rows(corpus: Path, count: int, seed: int = 11, offset: int = 0) -> list[dict[str, str]]:

@@ -8,7 +8,7 @@ Usage::
 
 Texts: the train split's telegraphic sources and grammatical targets, lowercased
 and without punctuation or fillers, as the recogniser writes them
-(``finetune_data.verbatim_target``); a pair whose source or target is a text of
+(``models.evaluation_texts.verbatim_target``); a pair whose source or target is a text of
 a hand-written evaluation set is left out. Tokens: Whisper's BPE of " " + text,
 between <|startoftranscript|> and <|endoftext|>. Counts are pruned (n-grams
 seen fewer than ``--min-count`` times for n >= 3): 8.7 MB at the defaults.
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.asr.finetune_data import evaluation_texts, is_evaluation_pair, verbatim_target
+from models.evaluation_texts import evaluation_texts, is_evaluation_pair, verbatim_target
 from therapy_app.asr.token_lm import MAX_ORDER, TokenLM, pack
 
 SOT = 50258

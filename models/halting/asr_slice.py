@@ -60,7 +60,7 @@ def draw_pairs(corpus: Path, count: int, seed: int = 7) -> list[dict[str, str]]:
     left out: the generator makes common short sentences ("je suis content")
     that those sets also hold (163 train pairs of the current corpus).
     """
-    from models.asr.finetune_data import evaluation_texts, is_evaluation_pair
+    from models.evaluation_texts import evaluation_texts, is_evaluation_pair
 
     banned = evaluation_texts()
     rows = []

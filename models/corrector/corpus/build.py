@@ -16,6 +16,7 @@ from pathlib import Path
 from models.corrector.corpus.severity import SEVERITY_MIX, degrade
 from models.corrector.corpus.sources import Mixture
 from models.corrector.corpus.tokens import Tag, normalize, render
+from models.evaluation_texts import evaluation_texts, is_evaluation_pair
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -170,11 +171,18 @@ def _chunk_results(cfg: BuildConfig) -> Iterator[list[SentenceRecord]]:
 
 
 def iter_records(cfg: BuildConfig) -> Iterator[SentenceRecord]:
-    """Unique sentences in a deterministic order until `cfg.size` pairs are reached."""
+    """Unique sentences in a deterministic order until `cfg.size` pairs are reached.
+
+    A pair whose source or target is a text of the hand-written evaluation sets
+    is dropped (the generator can make common ones, e.g. "je suis content"), so
+    those sets stay unseen by training.
+    """
+    banned = evaluation_texts()
     seen: set[str] = set()
     total = 0
     for batch in _chunk_results(cfg):
         for rec in batch:
+            rec.pairs = [p for p in rec.pairs if not is_evaluation_pair(p.src, p.tgt, banned)]
             if rec.tgt in seen or not rec.pairs:
                 continue
             seen.add(rec.tgt)

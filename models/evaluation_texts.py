@@ -1,0 +1,40 @@
+"""The texts of the hand-written evaluation sets, which no training data may contain."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FILLERS = {"euh", "heu", "hum"}
+
+
+def verbatim_target(spoken: str) -> str:
+    """What a verbatim transcript of ``spoken`` should read (the recogniser's style)."""
+    text = spoken.lower().replace("’", "'")
+    text = re.sub(r"[.,;:!?…«»\"()\[\]]", " ", text)
+    return " ".join(w for w in text.split() if w not in FILLERS)
+
+
+@lru_cache(maxsize=1)
+def _evaluation_texts() -> frozenset[str]:
+    texts = set()
+    for path in (ROOT / "tests" / "data").glob("aphasia_eval*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                for text in [row["src"], *row["refs"]]:
+                    texts.add(verbatim_target(text))
+    return frozenset(texts)
+
+
+def evaluation_texts() -> set[str]:
+    """Normalised sources and references of every hand-written evaluation set."""
+    return set(_evaluation_texts())
+
+
+def is_evaluation_pair(src: str, tgt: str, banned: set[str] | frozenset[str]) -> bool:
+    """Whether a corpus pair's source or target is a text of ``evaluation_texts()``."""
+    return verbatim_target(src) in banned or verbatim_target(tgt) in banned
