@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -141,6 +142,42 @@ def test_unchanged_input_is_written_the_way_the_model_writes_sentences(corrector
     assert normalize_text(corrector.unchanged("hier je suis allé au marché").text) == (
         "hier je suis allé au marché"
     )
+
+
+# Inputs on which the model, held to the patient's words, wrote marks as fillers
+# ("Je vais peut. ? ? être venir.", "Vous allez ? ? Douanez.").
+MARK_PRONE = ["je vais peut être venir", "vous allez douanez", "docteur demain dix heures",
+              "rendez-vous orthophoniste lundi dix heures", "je me lève tôt le matin",
+              "beaucoup travail aujourd'hui"]  # fmt: skip
+
+
+@pytest.mark.parametrize("utterance", MARK_PRONE)
+def test_every_choice_reads_as_one_sentence(corrector: Corrector, utterance: str):
+    result = corrector.correct(utterance, beam_size=3)
+    unchanged = corrector.unchanged(utterance)
+    for text in [unchanged.text, *(a.text for a in result.alternatives)]:
+        body, end = text[:-1], text[-1]
+        assert text[0].isupper(), text
+        assert end in ".?!", text
+        # Inside the sentence only commas; never two marks in a row.
+        assert not re.search(r"[.?!;:](?=\s)", body), text
+        assert not re.search(r"[,.?!;:]\s*[,.?!;:]", text), text
+        assert not re.search(r"\s,", text), text
+        assert not body.rstrip(" ").endswith(("-", "'")), text
+    assert normalize_text(unchanged.text) == normalize_text(utterance)
+
+
+def test_marks_between_words_are_tidied_for_display():
+    from therapy_app.correction.corrector import _tidy_marks
+
+    assert _tidy_marks("Je me lève ? ? Tôt le matin.") == "Je me lève tôt le matin."
+    assert _tidy_marks("rendez-vous , orthophoniste lundi. ? dix heures.") == (
+        "Rendez-vous, orthophoniste lundi dix heures."
+    )
+    assert _tidy_marks("quel temps, ? fait-il aujourd'hui ?") == "Quel temps, fait-il aujourd'hui ?"
+    assert _tidy_marks("Hier, il vient.") == "Hier, il vient."
+    assert _tidy_marks("Est-ce que tu viens ?") == "Est-ce que tu viens ?"
+    assert _tidy_marks("? moi venir") == "Moi venir."
 
 
 def test_a_rewrite_that_drops_a_said_word_never_comes_first(corrector: Corrector):

@@ -408,7 +408,8 @@ class Corrector:
 
         hyp = constrained_greedy(self._graphs, src_ids, options, accept, may_end, possible)
         if hyp is not None:
-            return Alternative(" ".join(self._tokenizer.decode(hyp.tokens).split()), hyp.score)
+            # Scored as the model wrote it; shown with its punctuation tidied.
+            return Alternative(_tidy_marks(self._tokenizer.decode(hyp.tokens)), hyp.score)
         # No allowed continuation (e.g. the length cap): score the plain form instead.
         plain = _as_sentence(source)
         return Alternative(
@@ -441,9 +442,10 @@ class Corrector:
         for hyp in hyps:
             if not hyp.finished:
                 continue
-            text = " ".join(self._tokenizer.decode(hyp.tokens).split())
+            text = _capitalised(self._tokenizer.decode(hyp.tokens))
             key = normalize_text(text)
-            if not key or key in seen:
+            # A hypothesis that ends inside a word ("Est-") is no sentence to offer.
+            if not key or key in seen or text.rstrip(" .?!").endswith(("-", "'")):
                 continue
             seen.add(key)
             out.append(Alternative(text, hyp.score))
@@ -465,6 +467,53 @@ def _words_only(text: str) -> str:
 
 
 _NOT_LETTERS_RE = re.compile(r"[\s▁,.?!;:]+")
+_MARKS = ",.?!;:"
+_FINAL_MARKS = ".?!"
+
+
+def _tidy_marks(text: str) -> str:
+    """The unchanged input as shown: the model's marks kept only where a sentence has them.
+
+    Constrained to the input's words, the model may put marks where it wanted
+    to rewrite ("Je vais peut. ? ? être venir."). Between two words only a comma
+    stays (a dropped full stop or question mark also drops the capital it
+    brought); at the end, the last final mark or a full stop.
+    """
+    items: list[tuple[str, str]] = []  # ("w", word) or ("m", marks)
+    for chunk in text.split():
+        core = chunk.strip(_MARKS)
+        lead = chunk[: len(chunk) - len(chunk.lstrip(_MARKS))]
+        trail = chunk[len(chunk.rstrip(_MARKS)) :] if core else ""
+        for kind, value in (("m", lead), ("w", core), ("m", trail)):
+            if not value:
+                continue
+            if kind == "m" and items and items[-1][0] == "m":
+                items[-1] = ("m", items[-1][1] + value)
+            else:
+                items.append((kind, value))
+    out = ""
+    lower_next = False
+    for i, (kind, value) in enumerate(items):
+        if kind == "w":
+            if lower_next:
+                value = value[:1].lower() + value[1:]
+            out += (" " if out else "") + value
+            lower_next = False
+        elif out and i + 1 < len(items):
+            out += "," if "," in value else ""
+            lower_next = "," not in value and any(m in value for m in _FINAL_MARKS)
+        elif out:
+            finals = [m for m in value if m in _FINAL_MARKS]
+            out += (" " if finals and finals[-1] in "?!" else "") + (finals[-1] if finals else ".")
+    if items and items[-1][0] == "w":
+        out += "."
+    return _capitalised(out)
+
+
+def _capitalised(text: str) -> str:
+    """Spaces tidied and a capital first letter: how a sentence is shown and spoken."""
+    tidy = " ".join(text.split())
+    return tidy[:1].upper() + tidy[1:]
 
 
 def _letters(text: str) -> str:
