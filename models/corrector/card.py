@@ -258,7 +258,8 @@ def render_card(directory: Path, results_path: Path = BENCHMARK_RESULTS) -> str:
         "",
         *source_lines,
         "",
-        "No hand-written evaluation set is ever trained on. The first one "
+        "No hand-written evaluation set is trained on as a set (common sentences the "
+        "generator also makes are counted under Evaluation). The first one "
         "(`tests/data/aphasia_eval.jsonl`) is no longer blind: its failures guided "
         "corpus version 2 (everyday vocabulary, the œ ligature, clock times, default "
         "masculine adjectives, tonic object pronouns, common-word paraphasias). The "
