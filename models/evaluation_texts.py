@@ -19,7 +19,8 @@ def verbatim_target(spoken: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _evaluation_texts() -> frozenset[str]:
+def evaluation_texts() -> frozenset[str]:
+    """Normalised sources and references of every hand-written evaluation set."""
     texts = set()
     for path in (ROOT / "tests" / "data").glob("aphasia_eval*.jsonl"):
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -30,11 +31,6 @@ def _evaluation_texts() -> frozenset[str]:
     return frozenset(texts)
 
 
-def evaluation_texts() -> set[str]:
-    """Normalised sources and references of every hand-written evaluation set."""
-    return set(_evaluation_texts())
-
-
-def is_evaluation_pair(src: str, tgt: str, banned: set[str] | frozenset[str]) -> bool:
+def is_evaluation_pair(src: str, tgt: str, banned: frozenset[str]) -> bool:
     """Whether a corpus pair's source or target is a text of ``evaluation_texts()``."""
     return verbatim_target(src) in banned or verbatim_target(tgt) in banned
