@@ -90,11 +90,13 @@ class SearchResult:
         best: the hypothesis ranked first.
         no_speech_prob: P(<|nocaptions|>) at the start-of-transcript position.
         steps: decoder calls made (prompt pass included).
+        finished: every hypothesis the search kept, best first.
     """
 
     best: Hypothesis
     no_speech_prob: float
     steps: int
+    finished: tuple[Hypothesis, ...] = ()
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
@@ -125,7 +127,8 @@ def repetition_start(tokens: list[int], limit: int | None, max_ngram: int = 12) 
     return None
 
 
-def _rank_score(hyp: Hypothesis, settings: SearchSettings) -> float:
+def rank_score(hyp: Hypothesis, settings: SearchSettings) -> float:
+    """How the beam ranks its finished hypotheses (length penalty, language model if any)."""
     length = max(1, len(hyp.tokens))
     lp = settings.length_penalty
     penalty = length if lp is None else ((5 + length) / 6) ** lp
@@ -227,8 +230,8 @@ def beam_search(
     # The language model only reranks what the acoustic search found: fused into
     # every step, it pulled halting speech towards frequent phrases ("est-ce
     # qu'est-ce qu'est-ce...") and cost 1.4-7.6 WER points (README, "Halting speech").
-    best = max(finished, key=lambda h: _rank_score(h, settings))
-    return SearchResult(best, no_speech_prob, steps)
+    ranked = sorted(finished, key=lambda h: rank_score(h, settings), reverse=True)
+    return SearchResult(ranked[0], no_speech_prob, steps, tuple(ranked))
 
 
 def score_sequences(

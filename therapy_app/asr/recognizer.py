@@ -17,7 +17,7 @@ from therapy_app.asr.config import (
     TOKENIZER_ROLE,
     WhisperConfig,
 )
-from therapy_app.asr.decoding import SearchSettings, beam_search, score_sequences
+from therapy_app.asr.decoding import SearchSettings, beam_search, rank_score, score_sequences
 from therapy_app.asr.features import log_mel_spectrogram
 from therapy_app.asr.onnx_whisper import CrossAttention, WhisperOnnx
 from therapy_app.asr.token_lm import TokenLM
@@ -107,6 +107,8 @@ class Transcript:
         audio_seconds: clip duration.
         decode_seconds: wall time spent in features, encoder and search.
         provider: "cpu" or "cuda", what actually ran.
+        alternatives: every finished hypothesis of the search, best first
+            (``text`` is the first one's, unless the clip was judged silent).
     """
 
     text: str
@@ -117,6 +119,21 @@ class Transcript:
     audio_seconds: float
     decode_seconds: float
     provider: str
+    alternatives: tuple[HeardAlternative, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True)
+class HeardAlternative:
+    """One finished hypothesis of the recogniser's search.
+
+    Attributes:
+        text: its words.
+        score: the search's ranking score (log-probability per length-penalised
+            token; higher is surer).
+    """
+
+    text: str
+    score: float
 
 
 @dataclass(frozen=True)
@@ -362,6 +379,10 @@ class SpeechRecognizer:
             duration,
             elapsed,
             self.provider,
+            tuple(
+                HeardAlternative(self.tokenizer.decode(h.tokens).strip(), rank_score(h, settings))
+                for h in result.finished
+            ),
         )
 
     def score(
