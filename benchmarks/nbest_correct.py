@@ -30,6 +30,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from asr_experiments import wer  # noqa: E402
-from halting import _hit  # noqa: E402
+from halting import _chrf, _hit  # noqa: E402
 
 from models.halting.sets import build_set  # noqa: E402
 from therapy_app.asr.recognizer import SpeechRecognizer  # noqa: E402
@@ -84,35 +85,35 @@ def collect(split: str, voices: str, size: int) -> list[dict[str, Any]]:
 def choose(row: dict[str, Any], asr_weight: float | None, read: int) -> tuple[str, str]:
     """(hypothesis read, sentence shown) under one weight; None is the first hypothesis only.
 
-    The first ``read`` distinct hypotheses compete, as in ``therapy_app.speech.reading``.
+    The first ``read`` distinct hypotheses compete; a tie goes to the earlier one.
     """
     if not row["hyps"]:
         return row["heard"], ""
     if asr_weight is None:
-        first = row["hyps"][0]
-        return first["text"], first["best"]
+        return row["hyps"][0]["text"], row["hyps"][0]["best"]
     competing: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for h in row["hyps"]:
-        if len(competing) < read and h["text"].lower() not in {
-            c["text"].lower() for c in competing
-        }:
+        if len(competing) < read and h["text"].lower() not in seen:
+            seen.add(h["text"].lower())
             competing.append(h)
-    best: tuple[float, str, str] | None = None
-    for h in competing:
-        score = h["alternatives"][0][1] if h["alternatives"] else float("-inf")
-        total = asr_weight * h["acoustic"] + score
-        if best is None or total > best[0]:
-            best = (total, h["text"], h["best"])
-    assert best is not None
-    return best[1], best[2]
+
+    def total(h: dict[str, Any]) -> float:
+        corrector = h["alternatives"][0][1] if h["alternatives"] else float("-inf")
+        return float(asr_weight * h["acoustic"] + corrector)
+
+    best = max(competing, key=total)
+    return best["text"], best["best"]
 
 
 def evaluate(rows: list[dict[str, Any]], asr_weight: float | None, read: int = 2) -> dict[str, Any]:
     heard, shown = zip(*(choose(r, asr_weight, read) for r in rows), strict=True)
     hits = sum(_hit(s, tuple(r["refs"])) for s, r in zip(shown, rows, strict=True))
+    refs = [SimpleNamespace(refs=tuple(r["refs"])) for r in rows]
     return {
         "read_wer": round(wer([r["said"] for r in rows], list(heard)), 1),
         "e2e_exact": round(hits / len(rows), 3),
+        "e2e_chrf": _chrf(list(shown), refs),
     }
 
 
@@ -138,7 +139,8 @@ def main(argv: list[str] | None = None) -> None:
                     results[name][f"read {read}, asr_weight {w}"] = evaluate(rows, w, read)
             for rule, figures in results[name].items():
                 print(f"{name:12} {rule:26} read WER {figures['read_wer']:5.1f} %  "
-                      f"exact {100 * figures['e2e_exact']:5.1f} %")  # fmt: skip
+                      f"exact {100 * figures['e2e_exact']:5.1f} %  "
+                      f"chrF {figures['e2e_chrf']}")  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
 
