@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,3 +35,13 @@ def evaluation_texts() -> frozenset[str]:
 def is_evaluation_pair(src: str, tgt: str, banned: frozenset[str]) -> bool:
     """Whether a corpus pair's source or target is a text of ``evaluation_texts()``."""
     return verbatim_target(src) in banned or verbatim_target(tgt) in banned
+
+
+def training_pairs(path: Path) -> Iterator[tuple[str, str]]:
+    """(source, target) of each corpus row in a JSONL split, evaluation pairs left out."""
+    banned = evaluation_texts()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if not is_evaluation_pair(row["src"], row["tgt"], banned):
+                yield row["src"], row["tgt"]

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.evaluation_texts import evaluation_texts, is_evaluation_pair, verbatim_target
+from models.evaluation_texts import training_pairs, verbatim_target
 from therapy_app.asr.token_lm import MAX_ORDER, TokenLM, pack
 
 SOT = 50258
@@ -34,17 +34,12 @@ EOT = 50257
 
 def corpus_texts(corpus: Path, split: str = "train") -> list[str]:
     """Normalised sources and targets of one split, evaluation texts left out."""
-    banned = evaluation_texts()
     texts = []
-    with (corpus / f"{split}.jsonl").open(encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            if is_evaluation_pair(row["src"], row["tgt"], banned):
-                continue
-            src, tgt = verbatim_target(row["src"]), verbatim_target(row["tgt"])
-            texts.append(src)
-            if tgt != src:
-                texts.append(tgt)
+    for raw_src, raw_tgt in training_pairs(corpus / f"{split}.jsonl"):
+        src, tgt = verbatim_target(raw_src), verbatim_target(raw_tgt)
+        texts.append(src)
+        if tgt != src:
+            texts.append(tgt)
     return texts
 
 

@@ -434,7 +434,9 @@ class Corrector:
             return candidate.score
         return candidate.score - penalty * missing_content_words(source, candidate.text)
 
-    def _alternatives(self, source: str, hyps: list[Hypothesis]) -> list[Alternative]:
+    def _alternatives(
+        self, source: str, hyps: list[Hypothesis], limit: int | None = MAX_ALTERNATIVES
+    ) -> list[Alternative]:
         # Candidates that differ only in punctuation or case ("Je vais bien ?")
         # would show the patient the same words twice: keep the best of each.
         seen: set[str] = set()
@@ -450,7 +452,7 @@ class Corrector:
             seen.add(key)
             out.append(Alternative(text, hyp.score))
         out.sort(key=lambda a: self._ranking_score(source, a), reverse=True)
-        return out[:MAX_ALTERNATIVES]
+        return out[:limit]
 
 
 # What the unchanged input may gain: sentence punctuation, nothing inside words.
