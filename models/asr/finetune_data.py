@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.evaluation_texts import evaluation_texts, is_evaluation_pair, verbatim_target
+from models.evaluation_texts import training_pairs, verbatim_target
 from models.halting.speak import PAUSE_BINS, HaltingStyle, speak_halting
 from models.halting.voices import all_voices
 
@@ -71,16 +71,11 @@ def draw_kind(mix: str, rng: random.Random) -> tuple[str, HaltingStyle | None, s
 
 def draw_rows(corpus: Path, count: int, seed: int = 11, offset: int = 0) -> list[dict[str, str]]:
     """``count`` train pairs after ``offset``: deterministic, short, none from eval sets."""
-    banned = evaluation_texts()
-    rows = []
-    with (corpus / "train.jsonl").open(encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            if not 1 <= len(row["src"].split()) <= 9:
-                continue
-            if is_evaluation_pair(row["src"], row["tgt"], banned):
-                continue
-            rows.append({"src": row["src"], "tgt": row["tgt"]})
+    rows = [
+        {"src": src, "tgt": tgt}
+        for src, tgt in training_pairs(corpus / "train.jsonl")
+        if 1 <= len(src.split()) <= 9
+    ]
     random.Random(seed).shuffle(rows)
     return rows[offset : offset + count]
 

@@ -60,18 +60,13 @@ def draw_pairs(corpus: Path, count: int, seed: int = 7) -> list[dict[str, str]]:
     left out: the generator makes common short sentences ("je suis content")
     that those sets also hold (163 train pairs of the current corpus).
     """
-    from models.evaluation_texts import evaluation_texts, is_evaluation_pair
+    from models.evaluation_texts import training_pairs
 
-    banned = evaluation_texts()
-    rows = []
-    with (corpus / "train.jsonl").open(encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            if not 1 <= len(row["src"].split()) <= 9:
-                continue
-            if is_evaluation_pair(row["src"], row["tgt"], banned):
-                continue
-            rows.append({"src": row["src"], "tgt": row["tgt"]})
+    rows = [
+        {"src": src, "tgt": tgt}
+        for src, tgt in training_pairs(corpus / "train.jsonl")
+        if 1 <= len(src.split()) <= 9
+    ]
     random.Random(seed).shuffle(rows)
     return rows[:count]
 
