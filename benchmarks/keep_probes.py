@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import sacrebleu  # noqa: E402
 
-from models.corrector.grammaticality import GrammarModel  # noqa: E402
+from models.corrector.grammaticality import WEIGHTS_FILE, GrammarModel  # noqa: E402
 from therapy_app.correction import Corrector  # noqa: E402
 from therapy_app.correction.corrector import MAX_ALTERNATIVES, Alternative  # noqa: E402
 from therapy_app.correction.normalize import normalize_text  # noqa: E402
@@ -162,10 +162,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beams", type=int, nargs="+", default=[0, 6, 10])
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    with np.load(args.grammar_dir / WEIGHTS_FILE) as data:
+        recipe = json.loads(str(data["recipe"]))  # how it was trained, corpus validation figures
     results = {
+        "classifier_recipe": recipe,
         "classifier": classifier_probe(GrammarModel.load(args.grammar_dir), Corrector.load()),
         "widening": widening_probe(args.beams),
     }
+    print(f"classifier on the corpus validation split: {recipe['valid']}")
     for name, row in results["classifier"].items():
         print(
             f"classifier {name}: correct above 0.5/0.8/0.9 {row['correct_above']}, "
