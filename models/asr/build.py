@@ -33,7 +33,7 @@ from therapy_app.model_store import ASR_MODEL, SIDECAR, file_entry, write_sideca
 _LOGGER = logging.getLogger(__name__)
 
 # Bump when the graphs or the sidecar layout change: existing folders get rebuilt.
-BUILD_VERSION = 4
+BUILD_VERSION = 5
 MODEL_VERSION = f"base-1.0.0+onnx{BUILD_VERSION}"
 LANGUAGE = "fr"
 

@@ -11,6 +11,7 @@ import numpy as np
 import onnx
 import torch
 
+from models import portable_int8
 from models.asr.whisper_torch import WhisperDecoderStep, WhisperEncoder
 from therapy_app.asr.onnx_whisper import decoder_io, encoder_io
 from therapy_app.inference import create_session
@@ -144,6 +145,8 @@ def quantize_int8(source: Path, target: Path) -> None:
         per_channel=False,
         weight_type=QuantType.QInt8,
     )
+    # Same integers on every x86 CPU, with or without VNNI (models/portable_int8.py).
+    portable_int8.rewrite_file(tmp)
     os.replace(tmp, target)
     _LOGGER.info(
         "quantized %s -> %s (%.1f MB)", source.name, target.name, target.stat().st_size / 1e6

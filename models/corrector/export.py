@@ -29,6 +29,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from models import portable_int8  # noqa: E402
 from models.corrector import card  # noqa: E402
 from models.corrector.calibrate import calibrate_keep_margin  # noqa: E402
 from models.corrector.data import Example, load_split  # noqa: E402
@@ -202,6 +203,8 @@ def quantize_int8(src_dir: Path, dst_dir: Path) -> None:
             per_channel=True,
         )
         stripped.unlink()
+        # Same integers on every x86 CPU, with or without VNNI (models/portable_int8.py).
+        portable_int8.rewrite_file(dst_dir / name)
 
 
 def store_fp16(src_dir: Path, dst_dir: Path, min_elements: int = 1024) -> None:

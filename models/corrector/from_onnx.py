@@ -232,8 +232,9 @@ def _candidates(
             continue
         key = name[len(PREFIX) :]
         if key == "positions":  # a fixed buffer, not a parameter: check it is the same table
+            # float32 sin/cos differ by up to ~1.5e-5 between CPUs' vector kernels.
             expected = _sinusoids(config.max_len, config.d_model).numpy()
-            if value.shape != expected.shape or not np.allclose(value, expected, atol=1e-5):
+            if value.shape != expected.shape or not np.allclose(value, expected, atol=1e-4):
                 raise RecoveryError(f"{graph.name}: positional table differs from the model's")
             continue
         add(key, value.astype(np.float32), 0.0, name)
