@@ -1,21 +1,32 @@
-"""Fault benchmark (issue 11): replays the catalogue of bad inputs and faults.
+"""Fault benchmark (issues 11 and 24): replays the catalogue of bad inputs and faults.
 
-Usage: ``python benchmarks/faults.py [--kills 50] [--no-strace] [--only TEXT]``.
+Usage: ``python benchmarks/faults.py [--kills 50] [--no-strace] [--only GROUPS]
+[--markdown]`` (``--only data-loss,hangs`` runs the groups whose name contains
+one of the comma-separated words; ``--markdown`` prints the saved results as
+Markdown tables and runs nothing). See docs/faults.md.
 
 Every probe runs in its own process (the ``therapy-app`` command line, or a
-short Python script over the storage API), under ``strace`` when it is
-installed, and is judged on four counts:
+short Python script over the API) in a private box (:mod:`benchmarks.fault_sandbox`),
+under ``strace`` when it is installed, and is judged on seven counts:
 
 * **crash**: a Python traceback, an exit status other than the expected one,
-  or an error without its French message;
+  an error without its French message, or a check of the data that fails;
 * **lost**: attempts reported as saved (or queued) that are not in the
-  database afterwards;
-* **orphans**: recordings or temporary files left that no attempt refers to,
-  after the next start-up's clean-up;
+  database afterwards, recordings or files that are gone;
+* **orphans**: half-written temporary recordings left after the next
+  start-up's clean-up (a complete recording without a row, left by a writer
+  killed before its commit, is kept on purpose and listed for the therapist:
+  the app never deletes a finished recording);
 * **network**: ``connect``/``sendto`` calls to an IPv4/IPv6 address (a DNS
-  lookup included); local sockets (audio, X) are not counted.
+  lookup included); local sockets (audio, X) are not counted;
+* **outside**: files created, changed or removed outside the probe's data
+  folder and declared outputs (its HOME, TMPDIR, XDG folders, working folder
+  and inputs are listed before and after; strace adds absolute paths elsewhere);
+* **hang**: still running at the probe's time limit (killed, not a crash);
+* **memory**: peak resident memory of the process tree over 1 GiB.
 
-Prints a table and writes ``benchmarks/results/faults.json``. Target: 0 / 0 / 0 / 0.
+Prints a table and writes ``benchmarks/results/faults.json``.
+Target: 0 crashes, 0 lost, 0 orphans, 0 network, 0 outside, 0 hangs, peak < 1 GiB.
 """
 
 from __future__ import annotations
@@ -25,90 +36,37 @@ import json
 import os
 import platform
 import random
-import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.fault_catalogue import CATALOGUE, catalogue_probes  # noqa: E402
+from benchmarks.fault_results import Result, judge, markdown, text_table, totals  # noqa: E402
+from benchmarks.fault_sandbox import (  # noqa: E402
+    CLI,
+    MEMORY_LIMIT_MB,
+    PRELUDE,
+    Box,
+    Runner,
+    read_only_prefix,
+)
+from benchmarks.hostile_files import wav as _wav  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results" / "faults.json"
-
-
-@dataclass
-class Result:
-    """One probe's outcome."""
-
-    name: str
-    category: str
-    crashed: bool
-    lost: int
-    orphans: int
-    network: int
-    seconds: float
-    detail: str
-
-
-class Runner:
-    """Runs commands in a private data folder, optionally under strace."""
-
-    def __init__(self, work: Path, use_strace: bool) -> None:
-        self.work = work
-        self.strace = use_strace and shutil.which("strace") is not None
-        self._count = 0
-
-    def run(
-        self,
-        argv: list[str | bytes],
-        data_dir: Path,
-        timeout: float = 300,
-        prefix: list[str] | None = None,
-    ) -> tuple[subprocess.CompletedProcess[bytes], int]:
-        """Run ``argv``; returns the process and its count of network calls."""
-        env = {
-            **os.environ,
-            "THERAPY_APP_DATA_DIR": str(data_dir),
-            "PYTHONPATH": str(ROOT),
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
-        self._count += 1
-        log = self.work / f"strace-{self._count}.log"
-        command = list(argv)
-        if self.strace:
-            command = [
-                "strace", "-f", "-qq", "-o", str(log),
-                "-e", "trace=connect,sendto,sendmsg",
-            ] + command  # fmt: skip
-        command = (prefix or []) + command
-        done = subprocess.run(command, capture_output=True, env=env, timeout=timeout, check=False)
-        network = 0
-        if log.exists():
-            for line in log.read_text(errors="replace").splitlines():
-                if "AF_INET" in line or "sin_port=htons(53)" in line:
-                    network += 1
-            log.unlink()
-        return done, network
-
-
-def _crashed(done: subprocess.CompletedProcess[bytes], expected: set[int]) -> tuple[bool, str]:
-    err = done.stderr.decode("utf-8", "replace")
-    if "Traceback" in err:
-        return True, err.strip().splitlines()[-1][:200]
-    if done.returncode not in expected:
-        return True, f"exit {done.returncode}: {err.strip()[:200]}"
-    if done.returncode == 2 and not any(line.startswith("Erreur : ") for line in err.splitlines()):
-        return True, f"no French error line: {err.strip()[:200]}"
-    return False, (err.strip().splitlines() or [""])[-1][:160]
+CLI_TIMEOUT_S = 60.0
+API_TIMEOUT_S = 120.0
 
 
 # -- command line -------------------------------------------------------------
 
-_CLI = [sys.executable, "-m", "therapy_app.cli"]
 _SPOKEN = str(ROOT / "tests" / "data" / "speech" / "word_01.wav")
 
 CLI_PROBES: list[tuple[str, list[str | bytes]]] = [
@@ -138,23 +96,6 @@ CLI_PROBES: list[tuple[str, list[str | bytes]]] = [
 ]
 
 
-def _wav(
-    rate: int = 16000,
-    channels: int = 1,
-    bits: int = 16,
-    code: int = 1,
-    declared: int | None = None,
-    payload: bytes = b"\0" * 3200,
-    riff: bytes = b"RIFF",
-    wave: bytes = b"WAVE",
-) -> bytes:
-    block = (channels * bits // 8) & 0xFFFF
-    fmt = struct.pack("<HHIIHH", code, channels, rate, (rate * block) & 0xFFFFFFFF, block, bits)
-    data_len = len(payload) if declared is None else declared
-    body = wave + b"fmt " + struct.pack("<I", 16) + fmt + b"data" + struct.pack("<I", data_len)
-    return riff + struct.pack("<I", 4 + len(body) - 4 + len(payload)) + body + payload
-
-
 AUDIO_PROBES: list[tuple[str, bytes | None]] = [
     ("rate 384001 Hz", _wav(rate=384_001)),
     ("rate 10000019 Hz", _wav(rate=10_000_019)),
@@ -178,84 +119,31 @@ AUDIO_PROBES: list[tuple[str, bytes | None]] = [
 ]
 
 
+def _cli_probe(
+    runner: Runner, name: str, category: str, args: list[str | bytes], codes: set[int]
+) -> Result:
+    """One command in a fresh box, judged on its exit status and stderr."""
+    box = runner.box(name)
+    outcome = runner.run([*CLI, *args], box, CLI_TIMEOUT_S)
+    crashed, detail = judge(outcome, codes)
+    return Result.measured(name, category, outcome, crashed, detail)
+
+
 def cli_probes(runner: Runner) -> list[Result]:
-    out = []
-    for name, args in CLI_PROBES:
-        data = runner.work / "cli-data"
-        started = time.perf_counter()
-        done, network = runner.run([*_CLI, *args], data)
-        crashed, detail = _crashed(done, {2})
-        out.append(
-            Result(name, "arguments", crashed, 0, 0, network, time.perf_counter() - started, detail)
-        )
-    for name, content in AUDIO_PROBES:
-        path = runner.work / "audio" / f"{len(out)}.wav"
+    out = [_cli_probe(runner, name, "arguments", args, {2}) for name, args in CLI_PROBES]
+    for index, (name, content) in enumerate(AUDIO_PROBES):
+        path = runner.work / "audio" / f"{index}.wav"
         path.parent.mkdir(exist_ok=True)
         if content is None:
             path.mkdir()
         else:
             path.write_bytes(content)
-        started = time.perf_counter()
-        done, network = runner.run([*_CLI, "transcribe", str(path)], runner.work / "cli-data")
         # A readable but empty recording is "no speech" (3), not an error.
-        crashed, detail = _crashed(done, {2, 3})
-        out.append(
-            Result(name, "audio", crashed, 0, 0, network, time.perf_counter() - started, detail)
-        )
+        out.append(_cli_probe(runner, name, "audio", ["transcribe", str(path)], {2, 3}))
     return out
 
 
 # -- storage ------------------------------------------------------------------
-
-PRELUDE = textwrap.dedent(
-    """
-    import json, os, sqlite3, sys
-    from pathlib import Path
-    import numpy as np
-    from therapy_app.audio.clip import AudioClip
-    from therapy_app.errors import TherapyAppError
-    from therapy_app.storage import AttemptRecord, SessionRepository, database
-    from therapy_app.storage.repository import DB_FILENAME
-
-    DATA = Path(sys.argv[1])
-    DB = DATA / DB_FILENAME
-
-    def clip(seed=0):
-        rng = np.random.default_rng(seed)
-        return AudioClip((rng.standard_normal(8000) * 0.1).astype(np.float32))
-
-    def fill(n=3):
-        with SessionRepository(DATA) as repo:
-            patient = repo.create_patient("Jeanne")
-            session = repo.start_session(patient.id, "repetition")
-            ids = [repo.add_attempt(AttemptRecord(session_id=session.id, kind="repetition",
-                   raw_transcript=f"essai {i}", target_text="essai"), clip(i)) for i in range(n)]
-        return patient.id, session.id, ids
-
-    def sql(statement, params=()):
-        conn = sqlite3.connect(DB)
-        with conn:
-            conn.execute(statement, params)
-        conn.close()
-
-    def french(call):
-        try:
-            call()
-        except TherapyAppError as exc:
-            return exc.french()
-        return ""
-
-    def left_over(expected_ids):
-        # Reopen (start-up clean-up), then count lost attempts and orphan files.
-        with SessionRepository(DATA, check_integrity=False) as repo:
-            present = {r[0] for r in repo._db.execute("SELECT id FROM attempts")}
-            orphans = len(repo.orphan_recordings())
-        return len(set(expected_ids) - present), orphans
-
-    def report(ok, lost=0, orphans=0, message=""):
-        print(json.dumps({"ok": bool(ok), "lost": lost, "orphans": orphans, "message": message}))
-    """
-)
 
 STORAGE_PROBES: dict[str, str] = {
     "another program's SQLite file": """
@@ -470,15 +358,20 @@ START = """
 """
 
 
-def _python(runner: Runner, name: str, body: str, data: Path, prefix=None) -> Result:
-    started = time.perf_counter()
+STORAGE_OUTPUTS = ("b.therapy-backup", "other", "restored", "sauvegarde-*", ".sauvegarde-*")
+"""What the storage scripts write beside their data folder."""
+
+
+def _python(
+    runner: Runner, box: Box, name: str, body: str, prefix: list[str] | None = None
+) -> Result:
     code = PRELUDE + textwrap.dedent(body)
-    done, network = runner.run([sys.executable, "-c", code, str(data)], data, prefix=prefix)
-    crashed, detail = _crashed(done, {0})
+    outcome = runner.run([sys.executable, "-c", code, "{data}"], box, API_TIMEOUT_S, prefix)
+    crashed, detail = judge(outcome, {0})
     lost = orphans = 0
-    if not crashed:
+    if not (crashed or outcome.hung):
         try:
-            found = json.loads(done.stdout.decode().strip().splitlines()[-1])
+            found = json.loads(outcome.stdout.decode().strip().splitlines()[-1])
             lost, orphans = found["lost"], found["orphans"]
             if not found["ok"]:
                 crashed, detail = True, f"unexpected behaviour: {found['message']}"[:200]
@@ -486,28 +379,26 @@ def _python(runner: Runner, name: str, body: str, data: Path, prefix=None) -> Re
                 detail = found["message"][:160]
         except (IndexError, ValueError, KeyError) as exc:
             crashed, detail = True, f"no report: {exc!r}"
-    return Result(
-        name, "storage", crashed, lost, orphans, network, time.perf_counter() - started, detail
-    )
+    return Result.measured(name, "storage", outcome, crashed, detail, lost=lost, orphans=orphans)
 
 
 def storage_probes(runner: Runner) -> list[Result]:
-    out = []
-    for index, (name, body) in enumerate(STORAGE_PROBES.items()):
-        out.append(_python(runner, name, body, runner.work / f"storage-{index}" / "data"))
+    out = [
+        _python(runner, runner.box(name, outputs=STORAGE_OUTPUTS), name, body)
+        for name, body in STORAGE_PROBES.items()
+    ]
     # Read-only: a private read-only bind mount as root (root ignores permissions).
-    data = runner.work / "read-only" / "data"
-    _python(runner, "fill", READ_ONLY, data)
-    if os.geteuid() == 0 and shutil.which("unshare"):
-        script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
-        prefix = ["unshare", "-m", "sh", "-c", script, "sh", str(data)]
-        out.append(_python(runner, SHELL_PROBES[0], VIEW_READ_ONLY, data, prefix=prefix))
+    box = runner.box(SHELL_PROBES[0])
+    runner.python(READ_ONLY, box)
+    prefix = read_only_prefix(box.data)
+    if prefix is not None:
+        out.append(_python(runner, box, SHELL_PROBES[0], VIEW_READ_ONLY, prefix))
         # Disk full: a 1 MiB file system for the data folder.
-        full = runner.work / "full" / "data"
-        full.mkdir(parents=True)
-        script = 'mount -t tmpfs -o size=1m none "$1" && shift && exec "$@"'
-        prefix = ["unshare", "-m", "sh", "-c", script, "sh", str(full)]
-        out.append(_python(runner, SHELL_PROBES[1], DISK_FULL, full, prefix=prefix))
+        box = runner.box(SHELL_PROBES[1])
+        box.data.mkdir()
+        script = 'mount -t tmpfs -o size=1m,mode=0700 none "$1" && shift && exec "$@"'
+        prefix = ["unshare", "-m", "sh", "-c", script, "sh", str(box.data)]
+        out.append(_python(runner, box, SHELL_PROBES[1], DISK_FULL, prefix))
     # Concurrent first start of ten copies.
     fresh = runner.work / "concurrent" / "data"
     started = time.perf_counter()
@@ -559,8 +450,9 @@ KILL_CHILD = PRELUDE + textwrap.dedent(
 
 def kill_probes(runner: Runner, kills: int, seed: int = 11) -> list[Result]:
     rng = random.Random(seed)
-    data = runner.work / "kills" / "data"
-    setup = _python(runner, "setup", "pid, sid, ids = fill(0)\nreport(True)", data)
+    box = runner.box("kills")
+    data = box.data
+    setup = _python(runner, box, "setup", "pid, sid, ids = fill(0)\nreport(True)")
     if setup.crashed:
         return [Result("kill setup", "kill", True, 0, 0, 0, setup.seconds, setup.detail)]
     script = runner.work / "kill_child.py"
@@ -605,11 +497,9 @@ def kill_probes(runner: Runner, kills: int, seed: int = 11) -> list[Result]:
     # One start-up after all the kills: lost and orphans are counted once, on the last probe.
     check = _python(
         runner,
+        box,
         "after kills",
-        f"lost, orphans = left_over({committed!r})\n"
-        "tmp = len(list((DATA / 'recordings').rglob('*.tmp')))\n"
-        "report(True, lost, orphans + tmp)",
-        data,
+        f"lost, orphans = left_over({committed!r})\nreport(True, lost, orphans)",
     )
     if out:
         out[-1].lost, out[-1].orphans = check.lost, check.orphans
@@ -618,66 +508,65 @@ def kill_probes(runner: Runner, kills: int, seed: int = 11) -> list[Result]:
     return out
 
 
-def _table(results: list[Result]) -> str:
-    lines = [f"{'category':10} {'probes':>6} {'crashes':>8} {'lost':>5} {'orphans':>8} {'net':>4}"]
-    for category in dict.fromkeys(r.category for r in results):
-        group = [r for r in results if r.category == category]
-        lines.append(
-            f"{category:10} {len(group):6d} {sum(r.crashed for r in group):8d} "
-            f"{sum(r.lost for r in group):5d} {sum(r.orphans for r in group):8d} "
-            f"{sum(r.network for r in group):4d}"
-        )
-    lines.append(
-        f"{'total':10} {len(results):6d} {sum(r.crashed for r in results):8d} "
-        f"{sum(r.lost for r in results):5d} {sum(r.orphans for r in results):8d} "
-        f"{sum(r.network for r in results):4d}"
-    )
-    return "\n".join(lines)
+def _selected(name: str, only: str | None) -> bool:
+    return not only or any(word and word in name for word in only.split(","))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=50, help="SIGKILLs during writing")
     parser.add_argument("--no-strace", action="store_true", help="do not count network calls")
-    parser.add_argument("--only", help="run the categories whose name contains this")
-    parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--only", help="comma-separated words: run the groups whose name contains one"
+    )
+    parser.add_argument(
+        "--output", type=Path, help=f"results file (default {RESULTS}; not written with --only)"
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the saved results as Markdown, run nothing"
+    )
     args = parser.parse_args(argv)
+    if args.markdown:
+        saved = json.loads((args.output or RESULTS).read_text(encoding="utf-8"))
+        print(markdown([Result(**probe) for probe in saved["probes"]]))
+        return 0
     groups: dict[str, Callable[[Runner], list[Result]]] = {
         "arguments+audio": cli_probes,
         "storage": storage_probes,
         "kill": lambda r: kill_probes(r, args.kills),
+        **{name: (lambda r, n=name: catalogue_probes(r, n)) for name in CATALOGUE},
     }
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="faults-") as tmp:
         runner = Runner(Path(tmp), use_strace=not args.no_strace)
         for name, probe in groups.items():
-            if args.only and args.only not in name:
-                continue
-            results += probe(runner)
+            if _selected(name, args.only):
+                results += probe(runner)
         strace = runner.strace
     for r in results:
-        if r.crashed or r.lost or r.orphans or r.network:
-            print(f"!! {r.category}/{r.name}: {r.detail}", file=sys.stderr)
-    table = _table(results)
-    print(table)
+        if r.failed:
+            where = f" [{', '.join(r.outside_paths)}]" if r.outside_paths else ""
+            print(f"!! {r.category}/{r.name}: {r.detail}{where}", file=sys.stderr)
+    print(text_table(results))
+    summary = totals(results)
+    print(
+        f"target: 0 crashes, 0 lost, 0 writes outside, 0 hangs, peak < {MEMORY_LIMIT_MB:.0f} MiB"
+        f" -- got {summary['crashes']} crashes, {summary['lost']} lost, {summary['outside']}"
+        f" outside, {summary['hangs']} hangs, peak {summary['peak_mb_max']:.0f} MiB"
+    )
     payload = {
         "machine": platform.platform(),
         "python": platform.python_version(),
         "network_counted": strace,
-        "totals": {
-            "probes": len(results),
-            "crashes": sum(r.crashed for r in results),
-            "lost": sum(r.lost for r in results),
-            "orphans": sum(r.orphans for r in results),
-            "network": sum(r.network for r in results),
-        },
+        "memory_limit_mb": MEMORY_LIMIT_MB,
+        "totals": summary,
         "probes": [asdict(r) for r in results],
     }
-    if not args.only:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
-    bad = payload["totals"]
-    return 0 if not (bad["crashes"] or bad["lost"] or bad["orphans"] or bad["network"]) else 1
+    if args.output or not args.only:
+        output = args.output or RESULTS
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
+    return 1 if any(r.failed for r in results) else 0
 
 
 if __name__ == "__main__":

@@ -100,4 +100,4 @@ def test_bad_files_are_refused_in_french(tmp_path: Path, content: object, messag
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(CustomListFileError) as caught:
         read_custom_list(tmp_path / "absent.json")
-    assert caught.value.french().startswith("Le fichier ne peut pas être lu.")
+    assert caught.value.french().startswith("Le fichier de la liste est introuvable.")

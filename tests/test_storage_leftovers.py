@@ -1,4 +1,4 @@
-"""Half-written recordings left by a killed process are removed when the database is opened."""
+"""Opening the database removes half-written temporary recordings of dead writers, nothing else."""
 
 from __future__ import annotations
 
@@ -102,10 +102,15 @@ def test_write_wav_names_its_temp_file_after_the_writer(tmp_path: Path, monkeypa
     assert temporary_writer_pid("a.wav") is None
 
 
-def test_recording_of_a_writer_killed_before_its_commit_is_removed_at_opening(
+def test_recording_of_a_writer_killed_before_its_commit_is_kept_and_reported(
     tmp_path: Path,
 ) -> None:
-    """Issue 11, item 9: complete recordings without a row, left by a kill, are cleaned too."""
+    """Issue 24, item 1: a complete recording is never deleted at opening, row or not.
+
+    Issue 11, item 9 deleted those of dead writers; but a database moved away,
+    or one restored from an older backup, has no row for recordings that are
+    the clinical record. They are listed by ``orphan_recordings`` instead.
+    """
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir) as repo:
         patient = repo.create_patient("Jeanne")
@@ -114,17 +119,47 @@ def test_recording_of_a_writer_killed_before_its_commit_is_removed_at_opening(
         repo.add_attempt(
             AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"), clip
         )
-        kept = repo.save_recording(clip, patient.id)  # this (live) process may still commit it
+        kept = repo.save_recording(clip, patient.id)
     month = next((data_dir / RECORDINGS_DIR / str(patient.id)).iterdir())
     child = subprocess.Popen(["true"])  # a writer that has exited
     child.wait()
-    killed = month / f"{'a' * 32}-{child.pid}.wav"
-    killed.write_bytes(b"RIFF complete but never committed")
-    legacy = month / f"{'b' * 32}.wav"  # named before the writer was in the name: kept
+    dead_writer = month / f"{'a' * 32}-{child.pid}.wav"
+    dead_writer.write_bytes(b"RIFF complete but never committed")
+    legacy = month / f"{'b' * 32}.wav"  # named before the writer was in the name
     legacy.write_bytes(b"RIFF")
     with SessionRepository(data_dir) as repo:
-        assert repo.removed_orphan_recordings == [killed.relative_to(data_dir).as_posix()]
-        assert not killed.exists() and legacy.exists()
-        assert (data_dir / kept.relative_path).exists()
+        assert repo.removed_temporary_files == []
+        assert dead_writer.exists() and legacy.exists() and (data_dir / kept.relative_path).exists()
+        assert repo.orphan_recordings() == sorted(
+            [p.relative_to(data_dir).as_posix() for p in (dead_writer, legacy)]
+            + [kept.relative_path]
+        )
+        (attempt,) = repo.list_attempts(session_id=session.id)
+        assert repo.verify_recording(attempt)
+
+
+def test_a_referenced_file_that_looks_temporary_is_kept(tmp_path: Path) -> None:
+    """A restored database may name a recording like a temporary file: it is still its own."""
+    data_dir = tmp_path / "data"
+    with SessionRepository(data_dir) as repo:
+        patient = repo.create_patient("Jeanne")
+        session = repo.start_session(patient.id, "repetition")
+        repo.add_attempt(
+            AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"),
+            AudioClip(np.zeros(8000, np.float32), 16000),
+        )
+        (attempt,) = repo.list_attempts(session_id=session.id)
+        current = repo.recording_path(attempt)
+        assert current is not None
+        odd = current.with_name(".odd.wav.k2j3h4.tmp")
+        current.rename(odd)
+        repo._db.execute(  # noqa: SLF001 - a row as another tool or version wrote it
+            "UPDATE attempts SET recording_path = ?", (odd.relative_to(data_dir).as_posix(),)
+        )
+        repo._db.conn.commit()  # noqa: SLF001
+    hour_ago = time.time() - STALE_TEMP_AGE_S - 60
+    os.utime(odd, (hour_ago, hour_ago))
+    with SessionRepository(data_dir) as repo:
+        assert repo.removed_temporary_files == []
         (attempt,) = repo.list_attempts(session_id=session.id)
         assert repo.verify_recording(attempt)

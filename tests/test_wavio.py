@@ -228,7 +228,7 @@ def test_missing_file(tmp_path):
 def test_directory_instead_of_file(tmp_path):
     with pytest.raises(AudioInputError) as err:
         read_wav(tmp_path)
-    assert_french(err.value, "Impossible d'ouvrir")
+    assert_french(err.value, "pas un fichier ordinaire", "dossier")
 
 
 def test_empty_file(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import json
 import logging
@@ -12,6 +13,7 @@ import re
 import subprocess
 import sys
 import time
+import unicodedata
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -121,10 +123,12 @@ def _text(value: str) -> str:
 
 
 def _output_dir(value: str) -> Path:
-    folder = Path(value)
-    if folder.exists() and not folder.is_dir():
-        raise argparse.ArgumentTypeError(f"« {value} » est un fichier, pas un dossier")
-    return folder
+    from therapy_app.output_paths import OutputPathError, output_folder
+
+    try:
+        return output_folder(value).path
+    except OutputPathError as exc:
+        raise argparse.ArgumentTypeError(exc.user_message.rstrip(".")) from None
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
@@ -207,9 +211,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_speak(args: argparse.Namespace) -> int:
-    from therapy_app.tts.options import SynthesisOptions
+    from therapy_app.output_paths import output_file
+    from therapy_app.tts.options import SynthesisOptions, check_text
     from therapy_app.tts.synthesizer import SpeechSynthesizer
 
+    # Checked before anything is synthesised or loaded.
+    target = output_file(args.output, force=args.force) if args.output else None
+    check_text(args.text)
     synth = SpeechSynthesizer.load(prefer=args.voice)
     options = SynthesisOptions(rate_wpm=args.rate, pause_between_words_ms=args.pause)
     start = time.perf_counter()
@@ -220,13 +228,37 @@ def _cmd_speak(args: argparse.Namespace) -> int:
         clip.duration,
         time.perf_counter() - start,
     )
-    if args.output:
+    if target is not None:
         from therapy_app.audio.wavio import write_wav
 
-        write_wav(Path(args.output), clip)
+        write_wav(target.prepare(), clip)
         _out(str(args.output))
     else:
         _play(clip)
+    return 0
+
+
+def _cmd_judge(args: argparse.Namespace) -> int:
+    from therapy_app.asr.recognizer import SpeechRecognizer
+    from therapy_app.exercises import load_content
+    from therapy_app.naming.bank import default_bank
+    from therapy_app.practice import judging
+    from therapy_app.practice.events import ExerciseKind
+    from therapy_app.vad.silero import VoiceActivityDetector
+
+    # The item first: a target the exercise does not know is refused before loading.
+    item, source = judging.item_for(
+        ExerciseKind(args.exercise), args.target, load_content(), default_bank()
+    )
+    clip = _read_clip(args.file)
+    recognizer = SpeechRecognizer.load(provider=args.provider)
+    judged = judging.judge(recognizer, VoiceActivityDetector.load(), clip, item, source)
+    if args.json:
+        _out(json.dumps(judging.as_json(judged), ensure_ascii=False))
+    else:
+        for line in judging.report_lines(judged):
+            _out(line)
+    _out(judging.verdict_word(judged))
     return 0
 
 
@@ -274,6 +306,9 @@ def _cmd_loop(args: argparse.Namespace) -> int:
     from therapy_app.speech.services import SilentPlayer
     from therapy_app.tts.options import SynthesisOptions
 
+    out_dir: Path | None = args.output_dir
+    if out_dir is not None:
+        _prepare_answers_dir(out_dir, force=args.force)
     _err("Chargement des modèles…")
     services = load_services(
         player=SilentPlayer() if args.no_play else None,
@@ -285,16 +320,6 @@ def _cmd_loop(args: argparse.Namespace) -> int:
     inputs = list(args.input or [])
     if args.demo:
         inputs.append(str(paths.resources_dir() / DEMO_RECORDING))
-    out_dir: Path | None = args.output_dir
-    if out_dir is not None:
-        try:
-            paths.ensure_dir(out_dir)
-        except OSError as exc:
-            raise TherapyAppError(
-                f"Impossible de créer le dossier « {out_dir} ».",
-                "Choisissez un dossier où vous pouvez écrire.",
-                f"cannot create {out_dir}: {exc}",
-            ) from exc
     index = 0
     while True:
         index += 1
@@ -313,12 +338,31 @@ def _cmd_loop(args: argparse.Namespace) -> int:
         if result.speech is not None:
             if out_dir is not None:
                 from therapy_app.audio.wavio import write_wav
+                from therapy_app.output_paths import output_file
 
-                target = write_wav(out_dir / f"reponse_{index:03d}.wav", result.speech)
-                _out(f"[{index}] écrit     : {target}")
+                answer = output_file(out_dir / _answer_name(index), force=args.force)
+                _out(f"[{index}] écrit     : {write_wav(answer.prepare(), result.speech)}")
             chain.play_clip(services, result.speech)
         if args.once:
             return 0
+
+
+def _answer_name(index: int) -> str:
+    return f"reponse_{index:03d}.wav"
+
+
+def _prepare_answers_dir(folder: Path, *, force: bool) -> None:
+    """Create ``--output-dir`` (0700) before the models load; refuse to overwrite unasked."""
+    from therapy_app.output_paths import OutputPathError, output_folder
+
+    output_folder(folder).prepare()
+    earlier = sorted(folder.glob("reponse_*.wav"))
+    if earlier and not force:
+        raise OutputPathError(
+            f"Le dossier « {folder} » contient déjà des réponses ({earlier[0].name}…).",
+            "Choisissez un autre dossier, ou ajoutez --force pour les remplacer.",
+            f"{len(earlier)} answers in {folder}, no --force",
+        )
 
 
 def _record(services: SpeechServices) -> AudioClip | None:
@@ -342,17 +386,35 @@ def _record(services: SpeechServices) -> AudioClip | None:
 PASSPHRASE_ENV = "THERAPY_APP_BACKUP_PASSPHRASE"
 
 
+MAX_PASSPHRASE_FILE_BYTES = 4096
+"""A passphrase file holds one line: a FIFO or /dev/zero is refused, a big file too."""
+
+
+def _readable_passphrase(passphrase: str, source: str) -> str:
+    # Bytes that are not UTF-8 (environment, terminal) reach Python as lone
+    # surrogates, which the key derivation cannot encode (issue 24, item 5).
+    if any("\udc80" <= char <= "\udcff" for char in passphrase):
+        raise TherapyAppError(
+            f"Le mot de passe {source} contient des caractères illisibles.",
+            "Utilisez un texte en UTF-8.",
+            f"passphrase from {source} is not UTF-8",
+        )
+    return passphrase
+
+
 def _passphrase(args: argparse.Namespace, *, confirm: bool) -> str | None:
     """The backup passphrase: a file, the environment, or typed twice (never an argument)."""
     if args.passphrase_file:
-        try:
-            return Path(args.passphrase_file).read_text(encoding="utf-8").rstrip("\r\n")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise TherapyAppError(
-                "Le fichier du mot de passe ne peut pas être lu.", "", str(exc)
-            ) from exc
+        from therapy_app.input_files import read_text
+
+        text = read_text(
+            args.passphrase_file,
+            "le fichier du mot de passe",
+            max_bytes=MAX_PASSPHRASE_FILE_BYTES,
+        )
+        return text.rstrip("\r\n")
     if os.environ.get(PASSPHRASE_ENV):
-        return os.environ[PASSPHRASE_ENV]
+        return _readable_passphrase(os.environ[PASSPHRASE_ENV], f"de la variable {PASSPHRASE_ENV}")
     if not getattr(args, "encrypt", True):
         return None
     if not sys.stdin.isatty():
@@ -362,35 +424,40 @@ def _passphrase(args: argparse.Namespace, *, confirm: bool) -> str | None:
         )
     import getpass
 
-    first = getpass.getpass("Mot de passe de la sauvegarde : ")
+    first = _readable_passphrase(getpass.getpass("Mot de passe de la sauvegarde : "), "tapé")
     if confirm and getpass.getpass("Encore une fois : ") != first:
         raise TherapyAppError("Les deux mots de passe ne sont pas identiques.", "Recommencez.")
     return first
 
 
 def _cmd_backup(args: argparse.Namespace) -> int:
+    from therapy_app.output_paths import backup_target
     from therapy_app.storage import SessionRepository
     from therapy_app.storage.backup import backup_warning, create_backup
 
-    if args.destination is None and not args.status:
+    if args.status:
+        with SessionRepository(check_integrity=False) as repository:
+            warning = backup_warning(repository, args.max_age_days)
+            last = repository.last_backup_time()
+        _out(
+            f"dernière sauvegarde : {last.astimezone():%d/%m/%Y %H:%M}"
+            if last
+            else "dernière sauvegarde : aucune"
+        )
+        if warning:
+            _out(warning)
+        return 1 if warning else 0
+    if args.destination is None:
         raise TherapyAppError(
             "Indiquez où écrire la sauvegarde (un fichier ou un dossier).",
             "Exemple : therapy-app backup /media/cle-usb",
         )
+    # Checked here, before create_backup, which would replace any file (even
+    # the live database) with the archive: issue 24, item 1.
+    target = backup_target(args.destination, force=args.force)
     with SessionRepository(check_integrity=False) as repository:
-        if args.status:
-            warning = backup_warning(repository, args.max_age_days)
-            last = repository.last_backup_time()
-            _out(
-                f"dernière sauvegarde : {last.astimezone():%d/%m/%Y %H:%M}"
-                if last
-                else "dernière sauvegarde : aucune"
-            )
-            if warning:
-                _out(warning)
-            return 1 if warning else 0
         passphrase = _passphrase(args, confirm=True) if args.encrypt else None
-        info = create_backup(repository, Path(args.destination), passphrase=passphrase)
+        info = create_backup(repository, target.prepare(), passphrase=passphrase)
     _out(info.summary())
     if info.missing:
         _err(f"Attention : {len(info.missing)} enregistrement(s) introuvable(s) sur le disque.")
@@ -403,7 +470,15 @@ def _cmd_restore(args: argparse.Namespace) -> int:
 
     archive = Path(args.archive)
     passphrase = None
-    if archive.is_file() and is_encrypted(archive):
+    try:
+        encrypted = archive.is_file() and is_encrypted(archive)
+    except OSError as exc:  # unreadable: restore_backup would say so too, in French
+        raise TherapyAppError(
+            "Le fichier de sauvegarde ne peut pas être lu.",
+            "Vérifiez que le support est branché et lisible. Rien n'a été modifié.",
+            str(exc),
+        ) from exc
+    if encrypted:
         passphrase = _passphrase(args, confirm=False)
     if not args.yes:
         if not sys.stdin.isatty():
@@ -416,10 +491,15 @@ def _cmd_restore(args: argparse.Namespace) -> int:
             _out("Rien n'a été modifié.")
             return 1
     info = restore_backup(archive, passphrase=passphrase)
+    kept = (
+        f" Les données précédentes sont gardées dans le dossier « {info.aside} » "
+        "(aucun enregistrement n'a été effacé)."
+        if info.aside is not None
+        else ""  # restored into a new data folder: nothing was replaced
+    )
     _out(
         f"Sauvegarde du {info.made_at.astimezone():%d/%m/%Y %H:%M} restaurée "
-        f"({info.patient_count} patient(s), {info.attempt_count} essai(s)). "
-        "Les données précédentes sont gardées dans le dossier « avant-restauration-… »."
+        f"({info.patient_count} patient(s), {info.attempt_count} essai(s)).{kept}"
     )
     return 0
 
@@ -461,9 +541,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_score)
 
+    p = sub.add_parser(
+        "judge", help="judge a recording as practice would (last stdout line: réussi/échoué)"
+    )
+    p.add_argument("file", help="WAV recording of the answer")
+    p.add_argument("--exercise", required=True, choices=["naming", "repetition", "completion"])
+    p.add_argument(
+        "--target",
+        required=True,
+        type=_text,
+        help="naming: the picture's word; repetition/completion: the expected text",
+    )
+    p.add_argument("--json", action="store_true", help="every number the rule used")
+    p.set_defaults(func=_cmd_judge)
+
     p = sub.add_parser("speak", help="say a French text (or write it with -o)")
     p.add_argument("text", type=_text)
     p.add_argument("-o", "--output", help="WAV file to write instead of playing")
+    p.add_argument("--force", action="store_true", help="replace the -o file if it exists")
     p.add_argument("--rate", type=_rate, default=140.0, help="words per minute, 40..400")
     p.add_argument("--pause", type=_pause, default=0, help="pause between words, 0..1000 ms")
     p.add_argument("--voice", choices=["pico", "espeak"], default="pico")
@@ -484,6 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--output-dir", type=_output_dir, help="also write each spoken answer as a WAV here"
     )
+    p.add_argument("--force", action="store_true", help="replace answers already in --output-dir")
     p.add_argument("--rate", type=_rate, default=140.0, help="words per minute of the answer")
     p.set_defaults(func=_cmd_loop)
 
@@ -492,6 +588,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encrypt", action="store_true", help="protect it with a passphrase")
     p.add_argument("--passphrase-file", help="read the passphrase from this file")
     p.add_argument("--status", action="store_true", help="say when the last backup was made")
+    p.add_argument("--force", action="store_true", help="replace the backup file if it exists")
     p.add_argument(
         "--max-age-days", type=_whole, default=7, help="--status: warn past this age (days)"
     )
@@ -505,14 +602,53 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What a terminal that cannot show accented letters prints instead of the
+# characters of French messages that have no plain-letter form.
+_PLAIN_FORMS = {"«": '"', "»": '"', "’": "'", "…": "...", "œ": "oe", "Œ": "OE", "—": "-", "–": "-"}
+
+
+def _plain_letters(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: "é" becomes "e", "«" becomes '"', anything else "?"."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    plain = []
+    for char in error.object[error.start : error.end]:
+        ascii_form = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+        plain.append(_PLAIN_FORMS.get(char) or ascii_form or ("" if char.isspace() else "?"))
+    return "".join(plain), error.end
+
+
+codecs.register_error("therapy_app.plain_letters", _plain_letters)
+
+
+def _tolerant_streams() -> None:
+    """Printing French never fails (``PYTHONIOENCODING=ascii``, a Latin-1 console).
+
+    Python's stdout is strict: the first "é" used to end the command with a
+    UnicodeEncodeError traceback (issue 24, item 5).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="therapy_app.plain_letters")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``therapy-app`` console script."""
+    _tolerant_streams()
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if argv is None:  # a real command line, not a test calling main() in-process
+        # Library warnings (numpy, onnxruntime) are English developer notes:
+        # into the log, shown with -v only (issue 24, item 6).
+        logging.captureWarnings(True)
+        if not args.verbose:
+            logging.getLogger("py.warnings").setLevel(logging.ERROR)
     try:
         return int(args.func(args) or 0)
     except TherapyAppError as exc:

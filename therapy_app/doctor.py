@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import platform
+import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from therapy_app import __version__, model_store
@@ -129,7 +135,43 @@ def _cuda_check(provider: str) -> Check:
     return Check("cuda", False, f"not used, running on CPU: {reason}", required=False)
 
 
+@contextlib.contextmanager
+def _no_pulse_folders_in_home() -> Iterator[None]:
+    """Keep the sound-system probe from creating ``~/.config/pulse``.
+
+    Listing devices initialises PortAudio, whose ALSA ``pulse`` plugin starts
+    a PulseAudio client. Without ``XDG_RUNTIME_DIR`` (ssh, cron, a container)
+    that client creates ``~/.config/pulse/<machine-id>-runtime``, a link to a
+    new ``/tmp/pulse-*`` folder, even when no server runs (issue 24, item 6).
+    If no PulseAudio server can be reached through that folder because it does
+    not exist yet, the client is pointed at a temporary runtime folder for the
+    probe: it finds the same (no) server and leaves the home folder alone.
+    Desktop sessions (``XDG_RUNTIME_DIR`` set) and a running server are
+    untouched.
+    """
+    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config"))
+    untouched = (
+        not sys.platform.startswith("linux")
+        or any(os.environ.get(v) for v in ("XDG_RUNTIME_DIR", "PULSE_RUNTIME_PATH", "PULSE_SERVER"))
+        or (config_home / "pulse").exists()
+    )
+    if untouched:
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="therapy-app-pulse-") as runtime:
+        os.environ["PULSE_RUNTIME_PATH"] = runtime
+        try:
+            yield
+        finally:
+            del os.environ["PULSE_RUNTIME_PATH"]
+
+
 def _audio_checks() -> list[Check]:
+    with _no_pulse_folders_in_home():
+        return _device_checks()
+
+
+def _device_checks() -> list[Check]:
     from therapy_app.audio import devices
 
     try:

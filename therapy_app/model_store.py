@@ -7,15 +7,18 @@ import json
 import logging
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from therapy_app import paths
-from therapy_app.errors import ModelInvalidError, ModelMissingError
+from therapy_app.errors import ModelInvalidError, ModelMissingError, TherapyAppError
+from therapy_app.input_files import parse_json, read_text
 
 _LOGGER = logging.getLogger(__name__)
 
 SIDECAR = "model.json"
+MAX_SIDECAR_BYTES = 2_000_000
+"""The largest sidecar (the corrector's) is under 60 kB."""
 
 # Model folder names and the French description / command used when one is missing.
 ASR_MODEL = "whisper-base"
@@ -44,6 +47,15 @@ class ModelBundle:
     directory: Path
     meta: dict[str, Any] = field(repr=False)
 
+    def __post_init__(self) -> None:
+        problem = sidecar_problem(self.meta)
+        if problem is not None:
+            raise ModelInvalidError(
+                f"Le modèle « {self.name} » est mal décrit.",
+                f"Reconstruisez-le avec « {BUILD_COMMAND} ».",
+                f"{self.directory / SIDECAR}: {problem}",
+            )
+
     def file(self, role: str) -> Path:
         """Path of the file registered under ``role`` in the sidecar's ``files``."""
         try:
@@ -70,6 +82,60 @@ class ModelBundle:
             if "sha256" in entry and sha256_file(path) != entry["sha256"]:
                 problems.append(f"{role}: sha256 differs for {path.name}")
         return problems
+
+
+def sidecar_problem(meta: object) -> str | None:
+    """What is wrong with a parsed ``model.json`` for the model store (English), or None.
+
+    Checked once when a bundle is made, so that :meth:`ModelBundle.file` and
+    :meth:`ModelBundle.verify` never meet a ``files`` list or an entry without
+    ``path`` (they used to end in a KeyError or TypeError traceback).
+    """
+    if not isinstance(meta, dict):
+        return "not a JSON object"
+    files = meta.get("files", {})
+    if not isinstance(files, dict):
+        return "'files' is not an object"
+    for role, entry in files.items():
+        if not isinstance(entry, dict):
+            return f"files[{role!r}] is not an object"
+        path = entry.get("path")
+        if not isinstance(path, str) or not path:
+            return f"files[{role!r}] has no path"
+        if PurePath(path).is_absolute() or ".." in PurePath(path).parts:
+            return f"files[{role!r}] points outside the model folder: {path!r}"
+        size = entry.get("bytes", 0)
+        if not isinstance(size, int) or isinstance(size, bool):
+            return f"files[{role!r}] has a bad size"
+        if not isinstance(entry.get("sha256", ""), str):
+            return f"files[{role!r}] has a bad sha256"
+    return None
+
+
+def read_sidecar(directory: Path, name: str) -> dict[str, Any]:
+    """The parsed ``model.json`` of a model folder (a regular file of at most 2 MB).
+
+    Raises:
+        ModelInvalidError: unreadable, not JSON, or nested too deeply.
+    """
+    sidecar = directory / SIDECAR
+    try:
+        meta = parse_json(
+            read_text(sidecar, "la description du modèle", max_bytes=MAX_SIDECAR_BYTES)
+        )
+    except (TherapyAppError, ValueError) as exc:
+        raise ModelInvalidError(
+            f"Le modèle « {name} » est endommagé.",
+            f"Reconstruisez-le avec « {BUILD_COMMAND} ».",
+            f"unreadable sidecar in {directory}: {exc}",
+        ) from exc
+    if not isinstance(meta, dict):
+        raise ModelInvalidError(
+            f"Le modèle « {name} » est mal décrit.",
+            f"Reconstruisez-le avec « {BUILD_COMMAND} ».",
+            f"{sidecar}: not a JSON object",
+        )
+    return meta
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
@@ -128,14 +194,7 @@ def load_model(name: str) -> ModelBundle:
             f"Pour l'installer, lancez : {BUILD_COMMAND}",
             f"model {name!r} not found in: {searched}",
         )
-    try:
-        meta = json.loads((directory / SIDECAR).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelInvalidError(
-            f"Le modèle « {name} » est endommagé.",
-            f"Reconstruisez-le avec « {BUILD_COMMAND} ».",
-            f"unreadable sidecar in {directory}: {exc}",
-        ) from exc
+    meta = read_sidecar(directory, name)
     _LOGGER.debug("model %s found in %s", name, directory)
     return ModelBundle(name, directory, meta)
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import stat
 import sys
 from pathlib import Path
+
+from therapy_app.errors import TherapyAppError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -97,14 +100,32 @@ def make_private(path: Path) -> None:
         path.chmod(mode & 0o700)
 
 
-def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` and its missing parents as 0700 folders; tighten it if it exists.
+DB_FILENAME = "therapy_app.sqlite3"
+"""The database file's name in the data folder (``storage.repository`` uses it)."""
 
-    Existing parents are left alone; the folder itself is made private even if
-    an older version created it 0755 (best effort: a read-only disk still opens).
+APP_DATA_PREFIXES = (
+    DB_FILENAME,
+    "recordings",
+    "pending",
+    "avant-restauration-",
+    ".restauration-",
+    ".sauvegarde-",
+)
+"""What the app itself keeps in its data folder: the database and the files
+SQLite and the start-up lock put beside it, recordings, the on-disk queue,
+data moved aside by a restore, and the work folders of restores and backups
+(the storage modules own these names; a test checks that they match)."""
+
+
+class UnsuitableFolderError(TherapyAppError):
+    """An existing folder the app was pointed at cannot be its data folder."""
+
+
+def create_private_dirs(path: Path) -> bool:
+    """Create ``path`` and its missing parents as 0700 folders; existing ones are left alone.
 
     Returns:
-        ``path``.
+        True when ``path`` itself was created by this call.
 
     Raises:
         NotADirectoryError: ``path`` (or a parent) is a file.
@@ -117,14 +138,111 @@ def ensure_private_dir(path: Path) -> Path:
         missing.append(probe)
         probe = probe.parent
     for folder in reversed(missing):
+        # mkdir's mode is masked by the umask, never widened: 0700 at most.
         folder.mkdir(mode=PRIVATE_DIR_MODE, exist_ok=True)
     if not path.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(path))
+    return bool(missing) and missing[0] == path
+
+
+def _tighten(path: Path) -> None:
     try:
         make_private(path)
     except OSError as exc:
         # A read-only disk or someone else's folder: the data must stay readable.
         _LOGGER.warning("cannot make %s private: %s", path, exc)
+
+
+def _inside_app_data(path: Path) -> bool:
+    """Whether ``path`` is a data folder holding the database, or a folder inside one."""
+    return any((folder / DB_FILENAME).is_file() for folder in (path, *path.parents))
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` and its missing parents as 0700 folders.
+
+    An existing folder is made private only inside the app's data folder (a
+    recordings folder an older version created 0755). Anywhere else (the
+    folder of a backup on a USB stick, ``/tmp``) it is left as it is: the app
+    must not change the permissions of folders that are not its own (issue 24).
+
+    Returns:
+        ``path``.
+
+    Raises:
+        NotADirectoryError: ``path`` (or a parent) is a file.
+        OSError: it cannot be created.
+    """
+    path = Path(path)
+    if not create_private_dirs(path) and _inside_app_data(path):
+        _tighten(path)
+    return path
+
+
+def _holds_only_app_data(path: Path) -> bool:
+    """Empty, or nothing but what the app itself keeps in its data folder."""
+    for entry in os.scandir(path):
+        if not entry.name.startswith(APP_DATA_PREFIXES):
+            return False
+    return True
+
+
+def _unsuitable_reason(path: Path) -> str | None:
+    """Why an existing folder must not become the data folder (French), or None."""
+    resolved = path.resolve()
+    if resolved == Path(resolved.anchor):
+        return "c'est la racine du disque"
+    try:
+        home = Path.home().resolve()
+    except (OSError, RuntimeError):  # no home folder (a service account)
+        home = None
+    if resolved == home:
+        return "c'est votre dossier personnel lui-même"
+    info = path.stat()
+    if info.st_uid != os.geteuid():
+        return "il appartient à un autre utilisateur"
+    if info.st_mode & stat.S_ISVTX:
+        return "c'est un dossier partagé entre utilisateurs (comme /tmp)"
+    if info.st_mode & stat.S_IWOTH and not _holds_only_app_data(path):
+        return "tous les utilisateurs de l'ordinateur peuvent y écrire"
+    return None
+
+
+def ensure_data_dir(path: Path) -> Path:
+    """Create the data folder 0700, or check an existing one before using it.
+
+    ``THERAPY_APP_DATA_DIR`` may name any folder. The app used to make it 0700
+    whatever it was, dropping the sticky bit of a shared folder such as
+    ``/tmp`` (issue 24, item 2). Now an existing folder is refused when it is
+    the root, the home folder itself, someone else's, or shared (sticky bit,
+    or writable by everyone and holding other files). It is made private only
+    when it holds nothing but the app's data, such as the database an older
+    version left in a 0755 folder; a folder with other files in it is used as
+    it is (the database and recordings in it are private files anyway).
+
+    Returns:
+        ``path``.
+
+    Raises:
+        NotADirectoryError: ``path`` (or a parent) is a file.
+        UnsuitableFolderError: an existing folder that must not be used (French).
+        OSError: it cannot be created or read.
+    """
+    path = Path(path)
+    if create_private_dirs(path) or os.name != "posix":
+        return path
+    reason = _unsuitable_reason(path)
+    if reason is not None:
+        raise UnsuitableFolderError(
+            f"Le dossier « {path} » ne peut pas servir de dossier des données : {reason}.",
+            f"Indiquez un dossier dédié à l'application dans {ENV_DATA_DIR} "
+            "(il est créé s'il n'existe pas).",
+            f"refusing {path} as the data folder: {reason}",
+        )
+    if _holds_only_app_data(path):
+        _tighten(path)
+    else:
+        _LOGGER.info("data folder %s holds other files: its permissions are left alone", path)
     return path
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.audio.resample import StreamResampler, resample
 from therapy_app.errors import AudioInputError
+from therapy_app.input_files import open_regular
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -25,6 +26,10 @@ MAX_DURATION_S = 600.0  # longer recordings are refused: exercises last seconds,
 MIN_SAMPLE_RATE = 4_000
 MAX_SAMPLE_RATE = 192_000
 MAX_CHANNELS = 8
+# Float WAV files may peak above full scale (1.0), but not by much: +36 dB is far
+# beyond any recorder's headroom. 1e30 or 3e38 is a broken or hostile file, and
+# downmixing such values overflowed float32 with an English numpy warning.
+MAX_FLOAT_SAMPLE = 64.0
 # Frames decoded, downmixed and resampled per step: memory stays bounded
 # whatever the file's size, rate or channel count.
 _BLOCK_FRAMES = 1 << 16
@@ -134,8 +139,28 @@ def parse_header(handle: BinaryIO, size: int, name: str = "<wav>") -> WavInfo:
                 available=min(chunk_size, size - body),
                 offset=body,
             )
-        pos = body + chunk_size + (chunk_size & 1)  # chunks are word aligned
+        pos = _next_chunk(handle, body + chunk_size, chunk_size & 1)
     raise _corrupt(f"{name}: no {'fmt' if fmt is None else 'data'} chunk")
+
+
+def _is_chunk_id(raw: bytes) -> bool:
+    return len(raw) == 4 and all(0x20 <= byte <= 0x7E for byte in raw)
+
+
+def _next_chunk(handle: BinaryIO, end: int, odd: int) -> int:
+    """Where the chunk after one ending at ``end`` starts.
+
+    Chunks are word aligned: an odd-sized chunk is followed by a zero pad
+    byte. Some writers leave it out; like other readers, accept the next chunk
+    where it really is when a chunk id stands where the pad byte should be.
+    """
+    if not odd:
+        return end
+    handle.seek(end)
+    probe = handle.read(4)
+    if probe[:1] != b"\x00" and _is_chunk_id(probe):
+        return end
+    return end + 1
 
 
 def _make_info(
@@ -182,7 +207,9 @@ def _make_info(
 def _decode(raw: bytes, info: WavInfo) -> np.ndarray:
     """Interleaved bytes -> float32 array of shape (frames, channels)."""
     if info.sample_format == "float":
-        data = np.frombuffer(raw, "<f4" if info.bits == 32 else "<f8").astype(np.float32)
+        floats = np.frombuffer(raw, "<f4" if info.bits == 32 else "<f8")
+        _check_float_range(floats)
+        data = floats.astype(np.float32)
     elif info.bits == 8:
         data = (np.frombuffer(raw, np.uint8).astype(np.float32) - 128.0) / 128.0
     elif info.bits == 16:
@@ -196,6 +223,18 @@ def _decode(raw: bytes, info: WavInfo) -> np.ndarray:
     return data.reshape(-1, info.channels)
 
 
+class _FloatRangeError(ValueError):
+    """Float samples that are not finite or far beyond full scale."""
+
+
+def _check_float_range(samples: np.ndarray) -> None:
+    # Checked in the file's own precision: casting 1e300 to float32 overflows.
+    if not np.isfinite(samples).all():
+        raise _FloatRangeError("NaN or infinite samples")
+    if samples.size and float(np.max(np.abs(samples))) > MAX_FLOAT_SAMPLE:
+        raise _FloatRangeError(f"float samples beyond ±{MAX_FLOAT_SAMPLE:g}")
+
+
 def validate_samples(samples: np.ndarray, name: str = "<audio>") -> None:
     """Refuse empty or non-finite audio with a French message.
 
@@ -205,11 +244,13 @@ def validate_samples(samples: np.ndarray, name: str = "<audio>") -> None:
     if samples.size == 0:
         raise _no_sound(name)
     if not np.isfinite(samples).all():
-        raise AudioInputError(
-            "Le fichier audio contient des valeurs invalides.",
-            _CONVERT_HINT,
-            f"{name}: NaN or infinite samples",
-        )
+        raise _invalid_values(f"{name}: NaN or infinite samples")
+
+
+def _invalid_values(detail: str) -> AudioInputError:
+    return AudioInputError(
+        "Le fichier audio contient des valeurs invalides.", _CONVERT_HINT, detail
+    )
 
 
 def to_clip(frames: np.ndarray, sample_rate: int, name: str = "<audio>") -> AudioClip:
@@ -270,7 +311,10 @@ def _decode_stream(handle: BinaryIO, info: WavInfo, name: str) -> np.ndarray:
         raw = handle.read(count * frame_bytes)
         if len(raw) != count * frame_bytes:
             raise _corrupt(f"{name}: file shorter than its header says (changed while read?)")
-        frames = _decode(raw, info)
+        try:
+            frames = _decode(raw, info)
+        except _FloatRangeError as exc:
+            raise _invalid_values(f"{name}: {exc}") from exc
         validate_samples(frames, name)
         mono = frames.mean(axis=1, dtype=np.float32)
         parts.append(converter.process(mono) if converter is not None else mono)
@@ -295,21 +339,17 @@ def read_wav(path: str | os.PathLike[str], max_duration_s: float = MAX_DURATION_
             (zero samples), non-finite or too long.
     """
     path = Path(path)
+    # A regular file only: a FIFO used to block here forever (issue 24, item 4).
+    # No size cap: the header's duration is checked and samples are read in blocks.
+    handle, size = open_regular(path, "le fichier audio", max_bytes=None, error=AudioInputError)
     try:
-        with path.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
+        with handle:
             return _read(handle, size, path.name, max_duration_s)
-    except FileNotFoundError as exc:
+    except OSError as exc:
         raise AudioInputError(
-            "Le fichier audio est introuvable.",
-            "Vérifiez qu'il n'a pas été déplacé ou supprimé.",
-            f"no such file: {path}",
-        ) from exc
-    except (IsADirectoryError, PermissionError) as exc:
-        raise AudioInputError(
-            "Impossible d'ouvrir le fichier audio.",
-            "Vérifiez le fichier choisi et ses droits.",
-            f"cannot open {path}: {exc}",
+            "Le fichier audio ne peut pas être lu.",
+            "Vérifiez le fichier choisi.",
+            f"cannot read {path}: {exc}",
         ) from exc
     except (struct.error, ValueError) as exc:
         raise _corrupt(f"{path.name}: {exc}") from exc

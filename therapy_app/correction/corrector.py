@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -261,6 +260,13 @@ class Corrector:
             TherapyAppError: the utterance is too long for the model.
         """
         start = time.perf_counter()
+        c = self.config
+        # Length first: the vocabulary check below costs milliseconds a word, so
+        # 13,500 words took 76 s before being found too long (issue 24, item 4).
+        # Every word is at least one token, and spelling numbers out only adds words.
+        words = len(normalize_text(text).split())
+        if words + 1 > c.max_src_tokens:
+            raise _too_long(f"{words} words, limit {c.max_src_tokens} source tokens")
         check = check_input(text)
         if check.refusal is not None:
             # A fluent sentence invented from input the model cannot read would be
@@ -272,14 +278,9 @@ class Corrector:
         source = normalize_text(check.text)
         if not source:
             return Correction(source="", best="", provider=self.provider)
-        c = self.config
         ids = self._tokenizer.encode(source) + [c.eos_id]
         if len(ids) > c.max_src_tokens:
-            raise TherapyAppError(
-                "La phrase est trop longue pour être corrigée.",
-                "Essayez une phrase plus courte.",
-                f"{len(ids)} source tokens, limit {c.max_src_tokens}",
-            )
+            raise _too_long(f"{len(ids)} source tokens, limit {c.max_src_tokens}")
         options = SearchOptions(
             bos_id=c.bos_id,
             eos_id=c.eos_id,
@@ -518,6 +519,12 @@ def _capitalised(text: str) -> str:
     return tidy[:1].upper() + tidy[1:]
 
 
+def _too_long(detail: str) -> TherapyAppError:
+    return TherapyAppError(
+        "La phrase est trop longue pour être corrigée.", "Essayez une phrase plus courte.", detail
+    )
+
+
 def _letters(text: str) -> str:
     """Lowercase text without spaces and sentence punctuation: what the constraint compares."""
     return _NOT_LETTERS_RE.sub("", text.lower())
@@ -538,12 +545,5 @@ def _bundle(model_dir: Path | None) -> model_store.ModelBundle:
             "Vérifiez le chemin du modèle.",
             f"no {model_store.SIDECAR} in {model_dir}",
         )
-    try:
-        meta = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelInvalidError(
-            "Le modèle de correction est endommagé.",
-            "Réinstallez l'application.",
-            f"unreadable sidecar {sidecar}: {exc}",
-        ) from exc
+    meta = model_store.read_sidecar(Path(model_dir), model_store.CORRECTOR_MODEL)
     return model_store.ModelBundle(model_store.CORRECTOR_MODEL, Path(model_dir).resolve(), meta)

@@ -57,7 +57,13 @@ def spell_numbers(text: str) -> str:
     larger numbers are left as digits (the caller decides what to do with them).
     """
     text = _TIME.sub(_time_words, text)
-    return _NUMBER.sub(
-        lambda m: number_words(int(m.group())) if int(m.group()) <= MAX_NUMBER else m.group(),
-        text,
-    )
+    return _NUMBER.sub(_number_or_digits, text)
+
+
+def _number_or_digits(match: re.Match[str]) -> str:
+    digits = match.group()
+    # Length first: int() refuses strings of more than 4,300 digits with a
+    # ValueError (CPython's conversion limit), which escaped as a traceback.
+    if len(digits.lstrip("0")) > len(str(MAX_NUMBER)) or int(digits) > MAX_NUMBER:
+        return digits
+    return number_words(int(digits))

@@ -9,12 +9,15 @@ The file holds no patient name: only the items. Format::
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from therapy_app.errors import TherapyAppError
 from therapy_app.exports.files import atomic_text_writer
+from therapy_app.input_files import parse_json, read_text
+from therapy_app.naming.bank import default_bank
 from therapy_app.storage.programs import CUSTOM_KINDS, MAX_CUSTOM_TEXT, CustomItem
 
 FORMAT = "therapy-app-custom-list"
@@ -77,31 +80,49 @@ def _refuse(message: str, detail: str) -> CustomListFileError:
     )
 
 
-def _item(raw: object, number: int) -> ImportedItem:
+def _visible(text: str) -> str:
+    """``text`` without invisible characters, its spaces collapsed.
+
+    Zero-width spaces, joiners, byte-order marks and bidirectional marks
+    (category Cf) and control characters (Cc) display as nothing: an item
+    made only of them looked empty in the list (issue 24, item 6).
+    """
+    kept = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Cc") or c.isspace())
+    return " ".join(kept.split())
+
+
+def _item(raw: object, number: int, pictures: frozenset[str]) -> ImportedItem:
     if not isinstance(raw, dict):
         raise _refuse(
-            f"L'élément n° {number} de la liste est mal formé.", f"item {number}: {raw!r}"
+            f"L'élément n° {number} de la liste est mal formé.", f"item {number}: {raw!r:.80}"
         )
     kind, text, category = raw.get("kind"), raw.get("text"), raw.get("category", "")
     if kind not in CUSTOM_KINDS:
         raise _refuse(
-            f"L'élément n° {number} n'est ni un mot ni une phrase.", f"item {number} kind {kind!r}"
+            f"L'élément n° {number} n'est ni un mot ni une phrase.",
+            f"item {number} kind {kind!r:.80}",
         )
-    if not isinstance(text, str) or not " ".join(text.split()):
-        raise _refuse(f"L'élément n° {number} n'a pas de texte.", f"item {number} text {text!r}")
-    if len(" ".join(text.split())) > MAX_CUSTOM_TEXT:
+    text = _visible(text) if isinstance(text, str) else ""
+    if not any(c.isalnum() for c in text):
+        raise _refuse(f"L'élément n° {number} n'a pas de texte.", f"item {number} text")
+    if len(text) > MAX_CUSTOM_TEXT:
         raise _refuse(
             f"L'élément n° {number} est trop long (plus de {MAX_CUSTOM_TEXT} caractères).",
             f"item {number} too long",
         )
-    if not isinstance(category, str):
+    # A theme as long as an item at most: the app's own exports always fit.
+    if not isinstance(category, str) or len(_visible(category)) > MAX_CUSTOM_TEXT:
         raise _refuse(f"Le thème de l'élément n° {number} est illisible.", f"item {number}")
     picture = raw.get("picture", "")
     if not isinstance(picture, str) or len(picture) > MAX_CUSTOM_TEXT:
         raise _refuse(f"L'image de l'élément n° {number} est illisible.", f"item {number}")
-    return ImportedItem(
-        str(kind), " ".join(text.split()), " ".join(category.split()), picture.strip()
-    )
+    picture = _visible(picture)
+    if picture and picture not in pictures:
+        raise _refuse(
+            f"L'image de l'élément n° {number} n'existe pas dans cette version de l'application.",
+            f"item {number}: unknown picture id {picture!r:.80}",
+        )
+    return ImportedItem(str(kind), text, _visible(category), picture)
 
 
 def read_custom_list(path: Path) -> list[ImportedItem]:
@@ -112,13 +133,14 @@ def read_custom_list(path: Path) -> list[ImportedItem]:
             a bad item (French message naming the item).
     """
     path = Path(path)
+    # A regular file of at most MAX_FILE_BYTES, read without blocking: a FIFO
+    # used to hang the GUI's database worker, /dev/zero to fill the memory.
+    text = read_text(
+        path, "le fichier de la liste", max_bytes=MAX_FILE_BYTES, error=CustomListFileError
+    )
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise _refuse("Ce fichier est trop gros pour une liste de mots.", f"{path} too big")
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise _refuse("Le fichier ne peut pas être lu.", f"{path}: {exc}") from exc
-    except (UnicodeDecodeError, ValueError) as exc:
+        data = parse_json(text)
+    except ValueError as exc:
         raise _refuse(
             "Ce fichier n'est pas une liste de mots de l'application (contenu illisible).",
             f"{path}: {exc}",
@@ -126,7 +148,8 @@ def read_custom_list(path: Path) -> list[ImportedItem]:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise _refuse("Ce fichier n'est pas une liste de mots de l'application.", f"{path}: format")
     version = data.get("version")
-    if not isinstance(version, int) or version < 1:
+    # bool is an int in Python: "version": true is no version.
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise _refuse("La version de ce fichier est illisible.", f"{path}: version {version!r}")
     if version > VERSION:
         raise CustomListFileError(
@@ -139,4 +162,5 @@ def read_custom_list(path: Path) -> list[ImportedItem]:
         raise _refuse("Ce fichier ne contient pas de liste.", f"{path}: items")
     if len(raw_items) > MAX_ITEMS:
         raise _refuse(f"Ce fichier contient plus de {MAX_ITEMS} éléments.", f"{path}: too many")
-    return [_item(raw, number) for number, raw in enumerate(raw_items, start=1)]
+    pictures = frozenset(item.id for item in default_bank().items)
+    return [_item(raw, number, pictures) for number, raw in enumerate(raw_items, start=1)]

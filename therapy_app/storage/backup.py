@@ -1,92 +1,64 @@
-"""Backups of all patients' data (database + recordings) and their restore.
+"""Backups of all patients' data (database + recordings), and the entry points to restore one.
 
 A backup is one file: a ZIP archive with ``manifest.json`` (app and schema
 version, counts, the SHA-256 of every file), a consistent copy of the
 database made with SQLite's backup API while the app may be running (a file
 copy without the WAL would lose everything since the last checkpoint), the
-recordings the copy refers to and the on-disk queue. With a passphrase the
-archive is encrypted (:mod:`therapy_app.storage.backup_crypto`).
-
-Restoring checks the whole archive first (hashes, integrity, schema), needs
-the app to be closed, and moves the current database aside into
-``avant-restauration-<date>/`` instead of deleting it.
+recordings the copy refers to, the on-disk queue and its recordings. With a
+passphrase the archive is encrypted (:mod:`therapy_app.storage.backup_crypto`).
+The format is in :mod:`backup_format`; restoring, all or nothing and without
+ever deleting a recording, in :mod:`restore` (re-exported here).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import shutil
 import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from pathlib import Path, PurePosixPath
-from typing import Any
+from datetime import datetime, timedelta
+from pathlib import Path
 
-from sqlite_utils import Database
-
-from therapy_app import __version__
-from therapy_app.errors import TherapyAppError
+from therapy_app import output_paths
 from therapy_app.model_store import sha256_file
-from therapy_app.paths import ensure_private_dir, user_data_dir
-from therapy_app.storage import backup_crypto, opening
+from therapy_app.paths import ensure_private_dir
+from therapy_app.storage import backup_crypto, pending
+from therapy_app.storage.backup_format import (
+    BACKUP_SUFFIX,
+    FORMAT,
+    MANIFEST,
+    BackupFormatError,
+    BackupInfo,
+    Manifest,
+    member_path,
+)
 from therapy_app.storage.errors import StorageUnavailableError
 from therapy_app.storage.pending import PENDING_DIR
-from therapy_app.storage.recordings import RECORDINGS_DIR
 from therapy_app.storage.repository import DB_FILENAME, SessionRepository
-from therapy_app.storage.rows import from_db_time, to_db_time
-from therapy_app.storage.schema import SCHEMA_VERSION
-from therapy_app.storage.startup_lock import startup_lock
+from therapy_app.storage.restore import RestoredBackup, inspect_backup, restore_backup
+from therapy_app.storage.restore_switch import ASIDE_PREFIX
 
 _LOGGER = logging.getLogger(__name__)
 
-BACKUP_SUFFIX = ".therapy-backup"
-MANIFEST = "manifest.json"
-FORMAT = 1
 DEFAULT_MAX_AGE_DAYS = 7
 """The app warns when the last backup is older than this."""
-ASIDE_PREFIX = "avant-restauration-"
 
-
-class BackupFormatError(TherapyAppError):
-    """The file is not a backup of this app, or it is damaged."""
-
-
-@dataclass(frozen=True)
-class BackupInfo:
-    """What a backup holds.
-
-    Attributes:
-        path: the backup file.
-        made_at: when the database was copied (UTC).
-        encrypted: protected by a passphrase.
-        patient_count: patients in it.
-        attempt_count: attempts in it.
-        file_count: recordings and queue files in it.
-        missing: recordings the database refers to that were not on disk.
-        size_bytes: size of the backup file.
-    """
-
-    path: Path
-    made_at: datetime
-    encrypted: bool
-    patient_count: int
-    attempt_count: int
-    file_count: int
-    missing: tuple[str, ...]
-    size_bytes: int
-
-    def summary(self) -> str:
-        """The French confirmation shown after a backup (CLI and therapist area)."""
-        return (
-            f"Sauvegarde écrite : {self.path} ({self.patient_count} patient(s), "
-            f"{self.attempt_count} essai(s), {self.file_count} fichier(s)"
-            f"{', chiffrée' if self.encrypted else ''})."
-        )
+__all__ = [
+    "ASIDE_PREFIX",
+    "BACKUP_SUFFIX",
+    "DEFAULT_MAX_AGE_DAYS",
+    "FORMAT",
+    "MANIFEST",
+    "BackupFormatError",
+    "BackupInfo",
+    "RestoredBackup",
+    "backup_warning",
+    "create_backup",
+    "default_name",
+    "inspect_backup",
+    "restore_backup",
+]
 
 
 def default_name(now: datetime) -> str:
@@ -108,16 +80,6 @@ def _counts(db_path: Path) -> tuple[int, int, list[str]]:
     finally:
         conn.close()
     return patients, attempts, paths
-
-
-def _safe_relative(name: str) -> PurePosixPath | None:
-    """``name`` as a path inside the data folder, or None when it would leave it."""
-    path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or "\\" in name or ":" in name:
-        return None
-    if not path.parts or path.parts[0] not in (RECORDINGS_DIR, PENDING_DIR):
-        return None
-    return path
 
 
 def create_backup(
@@ -144,6 +106,14 @@ def create_backup(
     destination = Path(destination)
     if destination.is_dir():
         destination = destination / default_name(made_at)
+    # Every caller (the CLI checks it too, the therapist area's file dialog does not):
+    # a backup written into the data folder could replace the live database.
+    if output_paths.inside_data_folder(destination, repository.data_dir):
+        raise output_paths.OutputPathError(
+            "Une sauvegarde ne s'écrit pas dans le dossier des données de l'application.",
+            "Choisissez un autre emplacement, par exemple une clé USB.",
+            f"backup destination {destination} is inside {repository.data_dir}",
+        )
     try:
         ensure_private_dir(destination.parent)
         with tempfile.TemporaryDirectory(dir=destination.parent, prefix=".sauvegarde-") as tmp:
@@ -151,6 +121,8 @@ def create_backup(
             snapshot = work / DB_FILENAME
             repository.snapshot_database(snapshot)
             patients, attempts, referenced = _counts(snapshot)
+            # Queued attempts' recordings too: they are in no row yet.
+            referenced += sorted(pending.queued_recordings(repository.data_dir))
             archive = work / "backup.zip"
             files, missing = _write_archive(
                 archive, snapshot, repository.data_dir, referenced, made_at, patients, attempts
@@ -200,7 +172,7 @@ def _write_archive(
     with zipfile.ZipFile(archive, "w") as zf:
         zf.write(snapshot, DB_FILENAME, compress_type=zipfile.ZIP_DEFLATED)
         for name in sorted(set(referenced)) + sorted(extra):
-            relative = _safe_relative(name)
+            relative = member_path(name)
             source = data_dir.joinpath(*relative.parts) if relative else None
             if source is None or not source.is_file():
                 missing.append(name)
@@ -208,223 +180,17 @@ def _write_archive(
             # Recordings are written once, atomically: a file seen now is complete.
             hashes[name] = sha256_file(source)
             zf.write(source, name, compress_type=zipfile.ZIP_STORED)
-        manifest = {
-            "format": FORMAT,
-            "app": "therapy_app",
-            "app_version": __version__,
-            "schema_version": SCHEMA_VERSION,
-            "made_at": to_db_time(made_at),
-            "patients": patients,
-            "attempts": attempts,
-            "files": hashes,
-            "missing": missing,
-        }
-        zf.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1))
+        manifest = Manifest(
+            made_at=made_at,
+            patients=patients,
+            attempts=attempts,
+            files=hashes,
+            missing=tuple(missing),
+        )
+        zf.writestr(MANIFEST, manifest.to_json())
     if missing:
         _LOGGER.warning("backup: %d referenced file(s) missing: %s", len(missing), missing[:5])
     return len(hashes) - 1, missing
-
-
-def _not_a_backup(detail: str) -> BackupFormatError:
-    return BackupFormatError(
-        "Ce fichier n'est pas une sauvegarde de l'application, ou il est abîmé.",
-        "Choisissez un fichier « .therapy-backup » fait par l'application.",
-        detail,
-    )
-
-
-def _open_archive(archive: Path, work: Path, passphrase: str | None) -> zipfile.ZipFile:
-    if not archive.is_file():
-        raise _not_a_backup(f"{archive} is not a file")
-    if backup_crypto.is_encrypted(archive):
-        if not passphrase:
-            raise backup_crypto.BackupPassphraseError(
-                "Cette sauvegarde est protégée par un mot de passe.",
-                "Indiquez le mot de passe choisi lors de la sauvegarde.",
-                "encrypted backup without a passphrase",
-            )
-        plain = work / "backup.zip"
-        backup_crypto.decrypt_file(archive, plain, passphrase)
-        archive = plain
-    if not zipfile.is_zipfile(archive):
-        raise _not_a_backup(f"{archive} is not a ZIP archive")
-    return zipfile.ZipFile(archive)
-
-
-def _extract_checked(zf: zipfile.ZipFile, name: str, target: Path, expected: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with zf.open(name) as source, target.open("wb") as out:
-        shutil.copyfileobj(source, out, 1 << 20)
-    target.chmod(0o600)
-    if sha256_file(target) != expected:
-        raise _not_a_backup(f"{name}: SHA-256 differs from the manifest")
-
-
-def _check_restored_database(path: Path) -> None:
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        db = Database(conn)
-        opening.check_is_ours(db, path)
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        lines = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
-    except sqlite3.DatabaseError as exc:
-        raise _not_a_backup(f"restored database: {exc}") from exc
-    finally:
-        conn.close()
-    if version > SCHEMA_VERSION:
-        raise BackupFormatError(
-            "Cette sauvegarde vient d'une version plus récente de l'application.",
-            "Installez la dernière version de l'application, puis restaurez-la.",
-            f"backup schema v{version} > v{SCHEMA_VERSION}",
-        )
-    if lines != ["ok"]:
-        raise _not_a_backup(f"restored database integrity: {lines[:3]}")
-
-
-def _check_app_closed(db_path: Path) -> None:
-    """Refuse to restore under a running app (it would go on writing the old file)."""
-    if not db_path.is_file():
-        return
-    conn = sqlite3.connect(db_path, timeout=0.5, isolation_level=None)
-    try:
-        conn.execute("PRAGMA locking_mode = EXCLUSIVE")
-        conn.execute("BEGIN EXCLUSIVE")
-        conn.execute("ROLLBACK")
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise StorageUnavailableError(
-                "L'application est ouverte : la sauvegarde ne peut pas être restaurée maintenant.",
-                "Fermez toutes les fenêtres de l'application, puis recommencez.",
-                f"{db_path} in use: {exc}",
-            ) from exc
-        _LOGGER.warning("current database unreadable before restore: %s", exc)
-    except sqlite3.DatabaseError as exc:
-        _LOGGER.warning("current database damaged before restore: %s", exc)
-    finally:
-        conn.close()
-
-
-def restore_backup(
-    archive: Path,
-    data_dir: Path | None = None,
-    *,
-    passphrase: str | None = None,
-    clock: Callable[[], datetime] | None = None,
-) -> BackupInfo:
-    """Replace the data with a backup's, keeping the current database aside.
-
-    The whole archive is checked before anything changes: every file's
-    SHA-256, the database's integrity, that it is this app's and not newer.
-    Recordings already present are kept; the current database, its journals
-    and the queue go to ``<data dir>/avant-restauration-<date>/``.
-
-    Args:
-        archive: the backup file.
-        data_dir: the data folder (default ``paths.user_data_dir()``).
-        passphrase: for an encrypted backup.
-        clock: current aware time (tests).
-
-    Returns:
-        What the backup held.
-
-    Raises:
-        BackupFormatError: not a backup, damaged, or from a newer version.
-        BackupPassphraseError: missing or wrong passphrase.
-        StorageUnavailableError: the app is running, or the folder cannot be written.
-    """
-    now = (clock or (lambda: datetime.now(UTC)))()
-    base = Path(data_dir) if data_dir is not None else user_data_dir()
-    ensure_private_dir(base)
-    db_path = base / DB_FILENAME
-    with tempfile.TemporaryDirectory(dir=base, prefix=".restauration-") as tmp:
-        work = Path(tmp)
-        try:
-            with _open_archive(Path(archive), work, passphrase) as zf:
-                manifest = _read_manifest(zf)
-                hashes: dict[str, str] = manifest["files"]
-                restored_db = work / "restored" / DB_FILENAME
-                _extract_checked(zf, DB_FILENAME, restored_db, hashes[DB_FILENAME])
-                _check_restored_database(restored_db)
-                files: dict[PurePosixPath, Path] = {}
-                for name, digest in hashes.items():
-                    if name == DB_FILENAME:
-                        continue
-                    relative = _safe_relative(name)
-                    if relative is None:
-                        raise _not_a_backup(f"unsafe path in archive: {name!r}")
-                    target = work / "files" / Path(*relative.parts)
-                    _extract_checked(zf, name, target, digest)
-                    files[relative] = target
-        except (zipfile.BadZipFile, KeyError, ValueError, TypeError) as exc:
-            raise _not_a_backup(f"reading {archive}: {exc!r}") from exc
-        with startup_lock(db_path):
-            _check_app_closed(db_path)
-            aside = _move_current_aside(base, now)
-            for relative, source in files.items():
-                target = base.joinpath(*relative.parts)
-                if target.is_file():
-                    if sha256_file(target) == sha256_file(source):
-                        continue
-                    keep = aside / Path(*relative.parts)
-                    keep.parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(target, keep)
-                ensure_private_dir(target.parent)
-                os.replace(source, target)
-            os.replace(restored_db, db_path)
-    encrypted = backup_crypto.is_encrypted(Path(archive))
-    made_at = from_db_time(manifest["made_at"]) or now
-    with SessionRepository(base) as repository:  # migrates an older backup
-        # The copy was taken before its own backup was logged: log it here,
-        # or the restored data would claim it was never backed up.
-        if repository.last_backup_time() != made_at:
-            repository.record_backup(
-                "backup",
-                Path(archive).name,
-                encrypted,
-                int(manifest.get("attempts", 0)),
-                None,
-                made_at=made_at,
-            )
-        repository.record_backup("restore", Path(archive).name, encrypted, None, None)
-    _LOGGER.info("restored %s into %s (previous data in %s)", archive, base, aside)
-    return BackupInfo(
-        path=Path(archive),
-        made_at=made_at,
-        encrypted=encrypted,
-        patient_count=int(manifest.get("patients", 0)),
-        attempt_count=int(manifest.get("attempts", 0)),
-        file_count=len(files),
-        missing=tuple(manifest.get("missing", ())),
-        size_bytes=Path(archive).stat().st_size,
-    )
-
-
-def _read_manifest(zf: zipfile.ZipFile) -> dict[str, Any]:
-    manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
-    if not isinstance(manifest, dict):
-        raise _not_a_backup("manifest is not a JSON object")
-    if manifest.get("app") != "therapy_app" or not isinstance(manifest.get("files"), dict):
-        raise _not_a_backup("manifest is not this app's")
-    if int(manifest.get("format", 0)) > FORMAT:
-        raise BackupFormatError(
-            "Cette sauvegarde vient d'une version plus récente de l'application.",
-            "Installez la dernière version de l'application, puis restaurez-la.",
-            f"backup format {manifest.get('format')}",
-        )
-    if DB_FILENAME not in manifest["files"]:
-        raise _not_a_backup("no database in the manifest")
-    return manifest
-
-
-def _move_current_aside(base: Path, now: datetime) -> Path:
-    """Move the current database, its journals and the queue into a dated folder."""
-    aside = base / f"{ASIDE_PREFIX}{now.astimezone():%Y-%m-%d-%H%M%S}"
-    ensure_private_dir(aside)
-    for name in (DB_FILENAME, f"{DB_FILENAME}-wal", f"{DB_FILENAME}-shm", PENDING_DIR):
-        current = base / name
-        if current.exists():
-            os.replace(current, aside / name)
-    return aside
 
 
 def backup_warning(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,12 +13,42 @@ from typing import NoReturn
 from sqlite_utils import Database
 
 from therapy_app.paths import create_private_file, make_private
-from therapy_app.storage.errors import StorageError, translate_sqlite_error
+from therapy_app.storage.errors import (
+    StorageError,
+    StorageUnavailableError,
+    translate_sqlite_error,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5_000
 """How long a writer waits for another connection's lock before giving up."""
+
+
+_COMPANION_SUFFIXES = ("", "-wal", "-shm", "-journal", ".lock")
+"""The database file and what SQLite and the start-up lock put beside it."""
+
+
+def refuse_symlinks(path: Path) -> None:
+    """Refuse a database file (or journal, or lock file) that is a symbolic link.
+
+    SQLite follows a link, even a dangling one, and creates the database, its
+    journal and its WAL at the link's target, outside the data folder
+    (issue 24, item 3). The data folder itself may be a link; its files may not.
+
+    Raises:
+        StorageUnavailableError: one of the files is a link (French message).
+    """
+    for suffix in _COMPANION_SUFFIXES:
+        candidate = path.with_name(path.name + suffix)
+        if candidate.is_symlink():
+            raise StorageUnavailableError(
+                f"Le fichier « {candidate.name} » du dossier des données est un lien vers "
+                "un autre emplacement : l'application ne l'ouvre pas.",
+                "Remplacez le lien par le fichier lui-même (ou restaurez une sauvegarde), "
+                "puis relancez l'application.",
+                f"{candidate} is a symbolic link to {os.readlink(candidate)!r}",
+            )
 
 
 def connect(path: Path, *, read_only: bool = False, tighten: bool = True) -> Database:
@@ -43,9 +74,11 @@ def connect(path: Path, *, read_only: bool = False, tighten: bool = True) -> Dat
     made 0600): SQLite gives its journal files the database file's mode.
 
     Raises:
-        StorageUnavailableError: the file cannot be opened (permissions, missing folder...).
+        StorageUnavailableError: the file cannot be opened (permissions, missing
+            folder, a symbolic link...).
         DatabaseCorruptError: the file is not a database.
     """
+    refuse_symlinks(path)
     if read_only:
         try:
             return _open(path, f"{path.resolve().as_uri()}?mode=ro", uri=True)

@@ -99,6 +99,13 @@ class MaintenanceMixin:
             stored = bool(self._fetch("SELECT 1 FROM attempts LIMIT 1"))
         return stored or self.queued_attempt_count() > 0
 
+    def data_counts(self) -> tuple[int, int]:
+        """Patients (archived ones included) and stored attempts: what a restore would replace."""
+        with self._reading("counting the data"):
+            patients = self._fetch("SELECT COUNT(*) FROM patients")[0][0]
+            stored = self._fetch("SELECT COUNT(*) FROM attempts")[0][0]
+        return int(patients), int(stored)
+
     def integrity_check(self) -> list[str]:
         """``PRAGMA integrity_check`` result lines (``["ok"]`` when sound)."""
         with self._reading("checking integrity"):
@@ -108,9 +115,11 @@ class MaintenanceMixin:
         """Recording files that no attempt refers to, sorted (relative paths).
 
         A crash between writing the file and committing its row leaves one;
-        so does a temp file of an interrupted write. Opening the repository
-        deletes the temp files whose writer is gone; complete files are never
-        deleted automatically: a maintenance command can, after showing them.
+        so does a temp file of an interrupted write, a database moved away, or
+        a restore (the previous data's recordings stay in place). Opening the
+        repository deletes the temp files whose writer is gone; complete files
+        are never deleted automatically (issue 24): a maintenance command can,
+        after showing them.
         """
         return sorted(recording_files(self.data_dir) - self._referenced_recordings())
 

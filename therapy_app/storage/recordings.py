@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import time
 import uuid
 from datetime import UTC, datetime
@@ -46,10 +45,11 @@ def save_recording(
     """Write ``clip`` as a mono 16-bit PCM WAV, atomically, and hash it.
 
     The file goes to ``<data dir>/recordings/<patient id>/<yyyy-mm>/<uuid>-<pid>.wav``
-    (the writer's process id lets a later start-up delete it if the writer
-    died before its row was committed: :func:`remove_unreferenced_recordings`),
-    written by ``audio.wavio.write_wav`` (temp file, fsync, ``os.replace``,
-    fsync of the folder), so it is either absent or complete after a crash.
+    (the writer's process id tells a maintenance view which writer left a
+    file without a row), written by ``audio.wavio.write_wav`` (temp file,
+    fsync, ``os.replace``, fsync of the folder), so it is either absent or
+    complete after a crash. A complete recording is never deleted
+    automatically, even without a row (issue 24): see ``orphan_recordings``.
 
     Args:
         clip: the audio (float samples in [-1, 1], clipped beyond).
@@ -141,15 +141,26 @@ def _writer_gone(pid: int) -> bool:
 
 
 def remove_abandoned_temporary_files(
-    data_dir: Path | None = None, *, stale_age_s: float = STALE_TEMP_AGE_S
+    data_dir: Path | None = None,
+    *,
+    keep: set[str] | frozenset[str] = frozenset(),
+    stale_age_s: float = STALE_TEMP_AGE_S,
 ) -> list[str]:
-    """Delete half-written recordings (``.*.tmp``) whose writer died.
+    """Delete half-written recordings (``.*.tmp``) whose writer died: nothing else, ever.
 
     ``write_wav`` writes a temporary file then renames it; a crash or a kill in
     between leaves the temporary file forever (issue 11, item 9). One is
     abandoned when the process id in its name is no longer running (POSIX),
     or when it is older than ``stale_age_s``; another copy of the app may be
-    writing the others right now.
+    writing the others right now. A finished recording is never deleted here,
+    referenced or not (issue 24: the database may have been moved away or
+    restored from a backup, and its recordings must be there when it returns).
+
+    Args:
+        data_dir: the data folder.
+        keep: relative paths a row or a queued attempt refers to (a restored
+            database might refer to a name that looks temporary): never deleted.
+        stale_age_s: age past which a temporary file is abandoned whoever wrote it.
 
     Returns:
         The relative paths removed.
@@ -162,6 +173,8 @@ def remove_abandoned_temporary_files(
     now = time.time()
     for path in root.rglob(f".*{TEMP_SUFFIX}"):
         try:
+            if path.relative_to(base).as_posix() in keep or not path.is_file():
+                continue
             pid = temporary_writer_pid(path.name)
             old = now - path.stat().st_mtime > stale_age_s
             if old or (pid is not None and _writer_gone(pid)):
@@ -172,47 +185,6 @@ def remove_abandoned_temporary_files(
     if removed:
         _LOGGER.info("removed %d abandoned temporary recording(s)", len(removed))
     return sorted(removed)
-
-
-_NAMED_WRITER = re.compile(r"^[0-9a-f]{32}-(\d+)\.wav$")
-
-
-def recording_writer_pid(name: str) -> int | None:
-    """The writer's process id in a recording name from :func:`save_recording`, if any."""
-    found = _NAMED_WRITER.match(name)
-    return int(found.group(1)) if found else None
-
-
-def remove_unreferenced_recordings(data_dir: Path, referenced: set[str]) -> list[str]:
-    """Delete complete recordings that no row and no queued attempt refers to, whose writer died.
-
-    A kill between writing the recording and committing its row leaves a
-    complete, useless file (issue 11, item 9). Only files named after a
-    writer that is no longer running are removed: a live copy of the app may
-    be about to commit the row of the file it has just written. Files from
-    before the writer was in the name are kept (see ``orphan_recordings``).
-
-    Args:
-        data_dir: the data folder.
-        referenced: relative paths in use (database rows and queued attempts),
-            read after the listing below cannot gain new references from a dead writer.
-
-    Returns:
-        The relative paths removed.
-    """
-    removed: list[str] = []
-    for relative in sorted(recording_files(data_dir) - referenced):
-        pid = recording_writer_pid(PurePosixPath(relative).name)
-        if pid is None or not _writer_gone(pid):
-            continue
-        try:
-            recording_file(relative, data_dir).unlink()
-            removed.append(relative)
-        except OSError:
-            _LOGGER.warning("could not remove orphan recording %s", relative, exc_info=True)
-    if removed:
-        _LOGGER.info("removed %d recording(s) of attempts never committed", len(removed))
-    return removed
 
 
 def recording_files(data_dir: Path | None = None) -> set[str]:

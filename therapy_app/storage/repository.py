@@ -18,7 +18,8 @@ from sqlite_utils import Database
 
 from therapy_app import pause_tolerance
 from therapy_app.audio.clip import AudioClip
-from therapy_app.paths import ensure_private_dir, user_data_dir
+from therapy_app.paths import DB_FILENAME as DB_FILENAME  # re-exported: callers import it here
+from therapy_app.paths import UnsuitableFolderError, ensure_data_dir, user_data_dir
 from therapy_app.storage import (
     accounts,
     attempts,
@@ -32,6 +33,7 @@ from therapy_app.storage.database import (
     enable_wal,
     make_private_files,
     raise_translated,
+    refuse_symlinks,
     transaction,
 )
 from therapy_app.storage.errors import (
@@ -48,7 +50,6 @@ from therapy_app.storage.recordings import (
     recording_file,
     remove_abandoned_temporary_files,
     remove_recording,
-    remove_unreferenced_recordings,
     save_recording,
 )
 from therapy_app.storage.records import (
@@ -70,7 +71,6 @@ from therapy_app.storage.startup_lock import startup_lock
 
 _LOGGER = logging.getLogger(__name__)
 
-DB_FILENAME = "therapy_app.sqlite3"
 AVATAR_COLOURS = ("#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 _COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -116,10 +116,11 @@ class SessionRepository(QueueMixin, MaintenanceMixin, PatientAdminMixin):
         self.notices: list[str] = []
         """French messages to show once the app is open (read-only mode, old backup...)."""
         self.removed_temporary_files: list[str] = []
-        self.removed_orphan_recordings: list[str] = []
         self.replayed = ReplayReport(written=0, remaining=0)
         try:
-            ensure_private_dir(self.db_path.parent)
+            ensure_data_dir(self.db_path.parent)
+        except UnsuitableFolderError as exc:
+            raise StorageUnavailableError(exc.user_message, exc.hint, exc.detail) from exc
         except (NotADirectoryError, FileExistsError) as exc:
             raise StorageUnavailableError(
                 "Le dossier des données est remplacé par un fichier du même nom.",
@@ -131,6 +132,7 @@ class SessionRepository(QueueMixin, MaintenanceMixin, PatientAdminMixin):
             if translated is exc:
                 raise
             raise translated from exc
+        refuse_symlinks(self.db_path)  # before the lock file is created beside it
         if self.db_path.exists() and not self.db_path.is_file():
             raise StorageUnavailableError(
                 "Un dossier porte le nom du fichier de la base de données.",
@@ -157,18 +159,18 @@ class SessionRepository(QueueMixin, MaintenanceMixin, PatientAdminMixin):
             except BaseException:
                 self._db.close()
                 raise
-        # Half-written recordings of killed processes (complete unreferenced
-        # files are kept: see orphan_recordings).
-        self.removed_temporary_files = remove_abandoned_temporary_files(self.data_dir)
-        # Attempts queued while the database was locked (issue 11, item 3).
-        self.replay_pending()
-        # Then the recordings of attempts whose writer died before the commit.
+        # Only half-written temporary files of dead writers are deleted: a
+        # finished recording never is, referenced or not (a database moved
+        # away or restored must find its recordings again, issue 24); those
+        # without a row are listed by orphan_recordings.
         try:
-            self.removed_orphan_recordings = remove_unreferenced_recordings(
-                self.data_dir, self._referenced_recordings()
+            self.removed_temporary_files = remove_abandoned_temporary_files(
+                self.data_dir, keep=self._referenced_recordings()
             )
         except (OSError, StorageUnavailableError):
-            _LOGGER.warning("orphan recordings not cleaned", exc_info=True)
+            _LOGGER.warning("temporary recordings not cleaned", exc_info=True)
+        # Attempts queued while the database was locked (issue 11, item 3).
+        self.replay_pending()
 
     def _open_read_only(self, check_integrity: bool) -> None:
         """Open for viewing only: a read-only folder or disk (issue 11, item 7)."""

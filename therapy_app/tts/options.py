@@ -17,8 +17,17 @@ MAX_RATE_WPM = 400.0
 # consecutive breaks do not add up), so longer pauses cannot be promised.
 MAX_PAUSE_MS = 1_000
 
+MAX_TEXT_CHARS = 1000
+"""Longest text spoken in one call: ~90 s of speech at 140 wpm, synthesised in
+~0.3 s. A 20,000-word text took 2 GB and two minutes (issue 24, item 4);
+therapy sentences are a few dozen characters."""
+
 _TAG = re.compile(r"<[^<>]*>")
 _WORD = re.compile(r"\w+(?:['’-]\w+)*")
+# The one tag the app writes (pauses); Pico's other tags are not offered.
+# "<break" or "</speed" with no ">" after it; "3 < 4" is a lone bracket.
+_UNFINISHED_TAG = re.compile(r"</?[^\W\d_][^\s<>]*")
+_BREAK_TAG = re.compile(r"""<break\s+time\s*=\s*(["'])\d+(?:\.\d+)?\s*m?s\1\s*/?>""", re.I)
 
 
 @dataclass(frozen=True)
@@ -61,19 +70,58 @@ def count_words(text: str) -> int:
     return len(_WORD.findall(_TAG.sub(" ", text)))
 
 
-def check_text(text: str) -> str:
-    """The text, stripped, or a French error when nothing would be said.
+def clean_markup(text: str) -> str:
+    """``text`` with only well-formed ``<break time="..."/>`` tags left.
+
+    Pico reads what it cannot parse as a tag aloud: a stray ``<break`` or ``>``
+    was spoken as words, and its other tags (``<speed>``, ``<pitch>``, an
+    unclosed one changing the rest of the text) are no part of the app's
+    speech (issue 24, item 6). Every other complete tag, and every lone angle
+    bracket ("3 < 4"), becomes a space; an unfinished tag is refused rather
+    than guessed at.
 
     Raises:
-        SpeechSynthesisError: empty, whitespace only, or markup without words.
+        SpeechSynthesisError: a tag is opened and never closed ("<break").
     """
-    if not isinstance(text, str) or not text.strip() or count_words(text) == 0:
+    pieces, start = [], 0
+    for match in [*_BREAK_TAG.finditer(text), None]:
+        end = match.start() if match is not None else len(text)
+        between = _TAG.sub(" ", text[start:end])
+        unfinished = _UNFINISHED_TAG.search(between)
+        if unfinished is not None:
+            raise SpeechSynthesisError(
+                f"Le texte contient une balise incomplète (« {unfinished.group()} »).",
+                "Retirez-la, ou fermez-la par « > ».",
+                f"unfinished tag {unfinished.group()!r} in {text!r}",
+            )
+        pieces.append(between.replace("<", " ").replace(">", " "))
+        if match is not None:
+            pieces.append(match.group())
+            start = match.end()
+    return "".join(pieces)
+
+
+def check_text(text: str) -> str:
+    """The text, stripped and cleaned of unknown markup, or a French error.
+
+    Raises:
+        SpeechSynthesisError: empty, whitespace only, markup without words, or
+            longer than :data:`MAX_TEXT_CHARS`.
+    """
+    if isinstance(text, str) and len(text) > MAX_TEXT_CHARS:
+        raise SpeechSynthesisError(
+            f"Le texte est trop long pour être lu (plus de {MAX_TEXT_CHARS} caractères).",
+            "Lisez-le en plusieurs fois.",
+            f"{len(text)} characters to synthesise, limit {MAX_TEXT_CHARS}",
+        )
+    cleaned = clean_markup(text) if isinstance(text, str) else ""
+    if not cleaned.strip() or count_words(cleaned) == 0:
         raise SpeechSynthesisError(
             "Il n'y a rien à lire.",
             "Saisissez une phrase ou un mot.",
             f"nothing to synthesise in {text!r}",
         )
-    return text.strip()
+    return cleaned.strip()
 
 
 def with_word_pauses(text: str, pause_ms: int) -> str:
