@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from therapy_app.exercises import CompletionItem, ExerciseContent, display_word_count
-from therapy_app.naming.bank import NamingBank, NamingItem
-from therapy_app.naming.candidates import accepted_answers, answer_forms, find_competitors
+from therapy_app.exercises import BLANK, CompletionItem, ExerciseContent, display_word_count
+from therapy_app.naming import sound_alikes
+from therapy_app.naming.bank import NamingBank, NamingItem, default_bank
+from therapy_app.naming.candidates import (
+    accepted_answers,
+    answer_forms,
+    bare_answer,
+    find_competitors,
+)
 from therapy_app.practice.events import ExerciseKind
+from therapy_app.verdict import NAMING_RANK_MARGIN, RANK_MARGIN
 
 DISTRACTORS = 4
 
@@ -34,6 +41,8 @@ class ExerciseItem:
             below what the patient needed last time).
         picture: absolute path of the naming picture ("" otherwise).
         category_label: how a semantic cue names the item's category.
+        rank_margin: the sound rule's margin for this item
+            (``verdict.NAMING_RANK_MARGIN`` for a picture, else ``verdict.RANK_MARGIN``).
     """
 
     kind: ExerciseKind
@@ -49,6 +58,7 @@ class ExerciseItem:
     start_level: int = 0
     picture: str = ""
     category_label: str = ""
+    rank_margin: float = RANK_MARGIN
 
 
 class ItemList:
@@ -97,21 +107,75 @@ def closest_in_length(target: str, pool: Sequence[str], count: int = DISTRACTORS
     return ranked[:count]
 
 
+@dataclass(frozen=True)
+class WordRivals:
+    """How a one-word target is judged: as a picture name, against what patients say instead.
+
+    Attributes:
+        forms: the word in every determiner form ("chapeau", "un chapeau", "le chapeau"...).
+        rivals: same-category words and phonological neighbours in the same forms
+            ("chameau", "château"): the errors therapy works on.
+    """
+
+    forms: tuple[str, ...]
+    rivals: tuple[str, ...]
+
+
+def word_rivals(target: str, bank: NamingBank | None = None) -> WordRivals | None:
+    """The sound-alike (and, for a picture word, same-category) rivals of a one-word target.
+
+    Sentences of similar length are no test of a single word: "chameau" said
+    for "le chapeau" beats them all. A word of the picture bank gets its
+    competitors (same category, phonological neighbours, every determiner
+    form); any frequent word also gets its one-phoneme neighbours of the
+    lexicon ("six" for "dix"). None when ``target`` (determiners and "c'est"
+    aside) is not one such word.
+    """
+    word = bare_answer(target)
+    if not word or " " in word:
+        return None
+    near = sound_alikes.neighbours(word)
+    picture = (bank or default_bank()).by_word(word)
+    if picture is None:
+        return WordRivals((word,), near) if near else None
+    rivals = find_competitors(picture, bank or default_bank()).forms()
+    forms = answer_forms(picture)
+    return WordRivals(forms, tuple(dict.fromkeys(r for r in (*rivals, *near) if r not in forms)))
+
+
+def repetition_item(
+    text: str,
+    pool: Sequence[str],
+    level: int,
+    kind: ExerciseKind = ExerciseKind.REPETITION,
+    bank: NamingBank | None = None,
+) -> ExerciseItem:
+    """``text`` to repeat: distractors of similar length from ``pool``.
+
+    A one-word target of the picture bank is also judged against its
+    sound-alike and same-category rivals, in every determiner form, with
+    naming's margin (the rivals are as close as a picture's competitors).
+    """
+    rivals = word_rivals(text, bank)
+    distractors = tuple(closest_in_length(text, pool))
+    if rivals is None:
+        return ExerciseItem(kind, text, text, (text,), distractors, level)
+    return ExerciseItem(
+        kind,
+        text,
+        text,
+        tuple(dict.fromkeys((text, *rivals.forms))),
+        tuple(dict.fromkeys((*rivals.rivals, *distractors))),
+        level,
+        sound_forms=tuple(dict.fromkeys((text, *rivals.forms))),
+        rank_margin=NAMING_RANK_MARGIN,
+    )
+
+
 def repetition_items(content: ExerciseContent, level: int) -> list[ExerciseItem]:
     """The sentences of ``level`` in file order, each with same-level distractors."""
-    sentences = content.level(level).sentences
     pool = content.all_sentences()
-    return [
-        ExerciseItem(
-            kind=ExerciseKind.REPETITION,
-            prompt=s,
-            target=s,
-            accepted=(s,),
-            distractors=tuple(closest_in_length(s, pool)),
-            level=level,
-        )
-        for s in sentences
-    ]
+    return [repetition_item(s, pool, level) for s in content.level(level).sentences]
 
 
 def completion_items(
@@ -128,31 +192,42 @@ def completion_items(
 
 
 def completion_item(item: CompletionItem, answers: Sequence[str]) -> ExerciseItem:
-    """``item`` as practised; the distractors are ``answers`` other than its own."""
-    wrong = [a for a in answers if a.lower() not in {x.lower() for x in item.accepted}]
+    """``item`` as practised; the distractors are ``answers`` other than its own.
+
+    A one-word answer of the picture bank is also judged against its
+    sound-alike and same-category rivals (bare forms: the cue holds the determiner).
+    """
+    own = {x.lower() for x in item.accepted}
+    wrong = [a for a in answers if a.lower() not in own]
+    distractors = closest_in_length(item.answer, wrong)
+    rivals = word_rivals(item.answer)
+    margin = RANK_MARGIN
+    if rivals is not None:
+        near = [r for r in rivals.rivals if " " not in r and r.lower() not in own]
+        distractors = list(dict.fromkeys((*near, *distractors)))
+        margin = NAMING_RANK_MARGIN
     return ExerciseItem(
         kind=ExerciseKind.COMPLETION,
         prompt=item.cue,
         target=item.answer,
         accepted=(*item.accepted, item.completed()),
-        distractors=tuple(closest_in_length(item.answer, wrong)),
+        distractors=tuple(distractors),
         level=item.level,
         completion=item,
         sound_forms=item.accepted,
         allow_within=True,
+        rank_margin=margin,
     )
+
+
+def completion_answer_item(answer: str, answers: Sequence[str]) -> ExerciseItem:
+    """A completion answer with no cue of the lists (``judge`` on a given text)."""
+    return completion_item(CompletionItem(id="donne", cue=BLANK, answer=answer), answers)
 
 
 def free_speech_item(sentence: str, content: ExerciseContent) -> ExerciseItem:
     """The sentence the patient chose in free speech, as an item to repeat."""
-    return ExerciseItem(
-        kind=ExerciseKind.FREE_SPEECH,
-        prompt=sentence,
-        target=sentence,
-        accepted=(sentence,),
-        distractors=tuple(closest_in_length(sentence, content.all_sentences())),
-        level=0,
-    )
+    return repetition_item(sentence, content.all_sentences(), 0, ExerciseKind.FREE_SPEECH)
 
 
 def naming_item(
@@ -179,4 +254,5 @@ def naming_item(
         start_level=start_level,
         picture=str(bank.picture_path(item)),
         category_label=bank.categories.get(item.category, ""),
+        rank_margin=NAMING_RANK_MARGIN,
     )

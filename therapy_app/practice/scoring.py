@@ -31,11 +31,15 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from therapy_app.analysis.metrics import word_error_rate, words
 from therapy_app.asr.recognizer import ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
 from therapy_app.verdict import RANK_MARGIN, Verdict, decide, transcript_agrees
+
+if TYPE_CHECKING:
+    from therapy_app.practice.items import ExerciseItem
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -214,6 +218,33 @@ def score_try(
         "success" if success else "miss",
     )
     return result
+
+
+def score_item(
+    recognizer: SpeechRecognizer,
+    item: ExerciseItem,
+    clip: AudioClip,
+    heard: str,
+    cue_level: int = 0,
+) -> ScoreResult:
+    """The verdict on one try at ``item``: what practice, ``judge`` and the benchmarks apply.
+
+    Everything the rule needs comes from the item (accepted and scored forms,
+    distractors, whether the answer may be said within a longer utterance,
+    and the margin: naming's is smaller), so no caller can judge the same
+    try with other settings.
+    """
+    return score_try(
+        recognizer,
+        clip,
+        heard,
+        item.accepted,
+        item.distractors,
+        cue_level,
+        item.sound_forms,
+        item.allow_within,
+        rank_margin=item.rank_margin,
+    )
 
 
 def shown_transcript(result: ScoreResult, heard: str) -> str:

@@ -13,7 +13,7 @@ from therapy_app.practice.events import (
     State,
 )
 from therapy_app.practice.machine import PracticeMachine
-from therapy_app.practice.scoring import ScoreResult, score_try, shown_transcript
+from therapy_app.practice.scoring import ScoreResult, score_item, shown_transcript
 from therapy_app.practice.session_store import SessionStore
 from therapy_app.practice.voice import Voice
 from therapy_app.speech.services import SpeechServices
@@ -66,6 +66,8 @@ class ItemTries:
         self.last_outcome: attempts.TryOutcome | None = None
         self.finished = False
         """The item's last try is over (success, or the strongest cue was given)."""
+        self.succeeded = False
+        """The patient got the item right at least once (with or without help)."""
 
     def start(self, item: items.ExerciseItem, presented: ItemPresented) -> None:
         """Practise ``item``: report ``presented``, give its first cue, wait for the patient.
@@ -77,6 +79,7 @@ class ItemTries:
         self.item = item
         self.last_outcome = None
         self.finished = False
+        self.succeeded = False
         self._machine.emit(presented)
         self._machine.rest_state = State.AWAITING_REPETITION
         first = cue_for(item, item.start_level)
@@ -89,6 +92,7 @@ class ItemTries:
         self.item = None
         self.last_outcome = None
         self.finished = False
+        self.succeeded = False
 
     def score(self, heard: HeardUtterance) -> None:
         """Score ``heard`` against the item (SCORING), then give feedback."""
@@ -96,15 +100,12 @@ class ItemTries:
         assert item is not None
         self._machine.set_state(State.SCORING)
         self._machine.submit(
-            score_try,
+            score_item,
             self._services.recognizer,
+            item,
             heard.clip,
             heard.transcript.text,
-            item.accepted,
-            item.distractors,
             self._voice.cue.level,
-            item.sound_forms,
-            item.allow_within,
             on_done=lambda result: self._scored(heard, result),
         )
 
@@ -118,6 +119,7 @@ class ItemTries:
         self.last_outcome = outcome
         finished = result.success or level >= max_level(item)
         self.finished = finished
+        self.succeeded = self.succeeded or result.success
         if result.success:
             message = PRAISE.get(result.stars, PRAISE[2])
         else:
