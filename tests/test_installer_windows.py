@@ -367,6 +367,11 @@ def _cuda_probe(wine: WinePrefix, name: str) -> str:
     return text
 
 
+def _require_gpu_pack(prefix: WinePrefix) -> None:
+    """The pack installed by ``test_gpu_pack_installs_beside_the_app``: no test runs without it."""
+    assert (prefix.unix(GPU_DIR_WIN) / "gpu-pack.json").is_file(), "the GPU pack is not installed"
+
+
 def test_without_the_gpu_pack_the_cuda_provider_cannot_load(
     prefix: WinePrefix, gpu_pack_exe: Path
 ) -> None:
@@ -397,7 +402,10 @@ def test_gpu_pack_installs_beside_the_app(prefix: WinePrefix, gpu_pack_exe: Path
     )
 
 
-def test_doctor_reports_the_gpu_pack_and_falls_back_to_cpu(prefix: WinePrefix) -> None:
+def test_doctor_reports_the_gpu_pack_and_falls_back_to_cpu(
+    prefix: WinePrefix, gpu_pack_exe: Path
+) -> None:
+    _require_gpu_pack(prefix)
     proc = prefix.run(prefix.python, "-m", "therapy_app.cli", "doctor", "--no-hash")
     report = proc.stdout
     (ARTIFACTS / "doctor_gpu_pack.txt").write_text(report + "\n--- stderr\n" + proc.stderr)
@@ -409,7 +417,10 @@ def test_doctor_reports_the_gpu_pack_and_falls_back_to_cpu(prefix: WinePrefix) -
     assert "ok  asr provider: cpu" in report, report
 
 
-def test_cuda_provider_loads_its_dlls_from_the_gpu_pack(prefix: WinePrefix) -> None:
+def test_cuda_provider_loads_its_dlls_from_the_gpu_pack(
+    prefix: WinePrefix, gpu_pack_exe: Path
+) -> None:
+    _require_gpu_pack(prefix)
     text = _cuda_probe(prefix, "cuda_probe_with_pack")
     assert "(version " in text and "problems: []" in text, text[-3000:]
     # Every DLL of the provider loaded: it got as far as asking for the GPU,
@@ -418,13 +429,17 @@ def test_cuda_provider_loads_its_dlls_from_the_gpu_pack(prefix: WinePrefix) -> N
     assert "cudaSetDevice" in text, text[-3000:]
 
 
-def test_demo_loop_runs_with_the_gpu_pack(prefix: WinePrefix) -> None:
+def test_demo_loop_runs_with_the_gpu_pack(prefix: WinePrefix, gpu_pack_exe: Path) -> None:
+    _require_gpu_pack(prefix)
     proc = prefix.run(prefix.python, "-m", "therapy_app.cli", "loop", "--demo", "--no-play")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "boulangerie" in proc.stdout.lower(), proc.stdout
 
 
-def test_uninstalling_the_gpu_pack_leaves_the_app_working(prefix: WinePrefix) -> None:
+def test_uninstalling_the_gpu_pack_leaves_the_app_working(
+    prefix: WinePrefix, gpu_pack_exe: Path
+) -> None:
+    _require_gpu_pack(prefix)
     proc = prefix.uninstall_gpu_pack()
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert not prefix.unix(GPU_DIR_WIN).exists()

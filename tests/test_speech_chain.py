@@ -246,5 +246,8 @@ def test_without_a_corrector_free_speech_proposes_what_was_heard(
     controller.toggle_recording()
     corrected = [e for e in events if isinstance(e, Corrected)][-1]
     assert corrected.corrected is False and len(corrected.proposals) == 1
-    assert corrected.proposals[0].text == chain.as_sentence(corrected.heard)
+    # Offered as heard, written as a sentence: the same words, a capital, a final stop.
+    offered, heard = corrected.proposals[0].text, corrected.heard.strip()
+    assert offered[0].isupper() and offered.endswith((".", "!", "?"))
+    assert offered.rstrip(".!?").lower() == heard.rstrip(".!?").lower()
     controller.end()

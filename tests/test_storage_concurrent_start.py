@@ -65,10 +65,28 @@ def test_twenty_copies_opening_a_fresh_data_folder_all_succeed(
     assert exercises == 4  # one catalogue row per exercise kind, each inserted once
 
 
-def test_a_second_opener_waits_for_the_start_up_lock(tmp_path: Path) -> None:
+def test_a_second_opener_waits_for_the_start_up_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db_path = tmp_path / "data" / "therapy_app.sqlite3"
     db_path.parent.mkdir()
     opened: list[float] = []
+    polls: list[float] = []
+    polled_twice = threading.Event()
+
+    class _Clock:
+        """The lock module's ``time``: counts the opener's polls of the held lock."""
+
+        monotonic = staticmethod(time.monotonic)
+
+        @staticmethod
+        def sleep(seconds: float) -> None:
+            polls.append(seconds)
+            if len(polls) >= 2:
+                polled_twice.set()
+            time.sleep(seconds)
+
+    monkeypatch.setattr(startup_lock_module, "time", _Clock)
 
     def open_repository() -> None:
         with SessionRepository(db_path.parent):
@@ -77,7 +95,8 @@ def test_a_second_opener_waits_for_the_start_up_lock(tmp_path: Path) -> None:
     with startup_lock(db_path):
         thread = threading.Thread(target=open_repository)
         thread.start()
-        time.sleep(0.5)
+        # The opener found the lock held and is polling it: a wait, not a guess.
+        assert polled_twice.wait(timeout=30), "the opener never waited for the lock"
         assert not opened, "opened while another process was migrating"
         released = time.monotonic()
     thread.join(timeout=30)
