@@ -5,7 +5,8 @@ from __future__ import annotations
 from therapy_app.exercises import CompletionItem
 from therapy_app.practice.cues import completion_cue, first_sounds, repetition_cue
 from therapy_app.practice.items import closest_in_length
-from therapy_app.practice.scoring import as_candidate, best_wer, stars_for
+from therapy_app.practice.scoring import best_wer, stars_for
+from therapy_app.written import as_sentence
 
 
 def test_best_wer_takes_the_closest_accepted_form_and_answers_within_sentences():
@@ -24,8 +25,8 @@ def test_stars():
 
 
 def test_candidates_are_written_like_speech_transcripts():
-    assert as_candidate("pomme") == "Pomme."
-    assert as_candidate("Il pleut !") == "Il pleut !"
+    assert as_sentence("pomme") == "Pomme."
+    assert as_sentence("Il pleut !") == "Il pleut !"
 
 
 def test_repetition_cues_get_stronger():

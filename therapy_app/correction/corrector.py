@@ -26,6 +26,7 @@ from therapy_app.correction.search import (
     score_target,
 )
 from therapy_app.errors import ModelInvalidError, TherapyAppError
+from therapy_app.written import as_sentence
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -299,7 +300,7 @@ class Corrector:
             # Only degenerate output (no end token within the length cap): showing
             # the patient's own words is safer than showing a runaway sentence.
             _LOGGER.warning("no finished hypothesis for %r; returning the input", source)
-            alternatives = [Alternative(_as_sentence(source), float("-inf"))]
+            alternatives = [Alternative(as_sentence(source), float("-inf"))]
         best = alternatives[0].text
         return Correction(
             source=source,
@@ -412,7 +413,7 @@ class Corrector:
             # Scored as the model wrote it; shown with its punctuation tidied.
             return Alternative(_tidy_marks(self._tokenizer.decode(hyp.tokens)), hyp.score)
         # No allowed continuation (e.g. the length cap): score the plain form instead.
-        plain = _as_sentence(source)
+        plain = as_sentence(source)
         return Alternative(
             plain, score_target(self._graphs, src_ids, self._tokenizer.encode(plain), options)
         )
@@ -528,11 +529,6 @@ def _too_long(detail: str) -> TherapyAppError:
 def _letters(text: str) -> str:
     """Lowercase text without spaces and sentence punctuation: what the constraint compares."""
     return _NOT_LETTERS_RE.sub("", text.lower())
-
-
-def _as_sentence(words: str) -> str:
-    """Capital first letter and a final period: the minimal display form."""
-    return words[:1].upper() + words[1:] + "."
 
 
 def _bundle(model_dir: Path | None) -> model_store.ModelBundle:

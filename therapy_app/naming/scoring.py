@@ -16,8 +16,9 @@ from therapy_app.asr.recognizer import EncodedAudio, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
 from therapy_app.naming.bank import NamingItem
 from therapy_app.naming.candidates import Competitors, accepted_answers, answer_forms
-from therapy_app.practice.scoring import ScoreResult, as_candidate, score_try
+from therapy_app.practice.scoring import ScoreResult, score_try
 from therapy_app.verdict import NAMING_RANK_MARGIN
+from therapy_app.written import as_sentence
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,9 @@ def rank_answer(
         competitors: its competitors.
         with_determiners: score determiner forms (else bare words only).
     """
-    forms = [as_candidate(f) for f in answer_forms(item, with_determiners)]
+    forms = [as_sentence(f) for f in answer_forms(item, with_determiners)]
     rivals = [
-        c for c in (as_candidate(f) for f in competitors.forms(with_determiners)) if c not in forms
+        c for c in (as_sentence(f) for f in competitors.forms(with_determiners)) if c not in forms
     ]
     candidates = list(dict.fromkeys([*forms, *rivals]))
     scores = {s.text: s.logprob_per_token for s in recognizer.score(audio, candidates)}

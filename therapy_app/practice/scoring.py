@@ -37,6 +37,7 @@ from therapy_app.analysis.metrics import word_error_rate, words
 from therapy_app.asr.recognizer import ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
 from therapy_app.verdict import RANK_MARGIN, Verdict, decide, transcript_agrees
+from therapy_app.written import as_sentence
 
 if TYPE_CHECKING:
     from therapy_app.practice.items import ExerciseItem
@@ -77,19 +78,6 @@ class ScoreResult:
     by_words: bool
     by_sound: bool
     seconds: float = 0.0
-
-
-def as_candidate(text: str) -> str:
-    """Write a bare word or phrase the way Whisper writes speech: capital, final stop.
-
-    Scores depend on the written form; "pomme" scores far below "Pomme." on
-    the same audio.
-    """
-    text = text.strip()
-    if not text:
-        return text
-    text = text[:1].upper() + text[1:]
-    return text if text[-1] in ".!?…" else text + "."
 
 
 def _contains(heard: list[str], answer: list[str]) -> bool:
@@ -168,11 +156,9 @@ def score_try(
     start = time.perf_counter()
     wer, matched_by_words = best_wer(heard, accepted, allow_within)
     spoken = accepted if sound_forms is None else sound_forms
-    forms = list(dict.fromkeys(as_candidate(a) for a in spoken if a.strip()))
+    forms = list(dict.fromkeys(as_sentence(a) for a in spoken if a.strip()))
     wrong = [
-        c
-        for c in dict.fromkeys(as_candidate(d) for d in distractors if d.strip())
-        if c not in forms
+        c for c in dict.fromkeys(as_sentence(d) for d in distractors if d.strip()) if c not in forms
     ]
     own = heard.strip()
     candidates = list(dict.fromkeys([*forms, *wrong, *([own] if own else [])]))
@@ -267,7 +253,7 @@ def shown_transcript(result: ScoreResult, heard: str) -> str:
 
 def _plain(candidate: str, accepted: Sequence[str]) -> str:
     for form in accepted:
-        if as_candidate(form) == candidate:
+        if as_sentence(form) == candidate:
             return form
     return candidate
 

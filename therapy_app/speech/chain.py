@@ -19,6 +19,7 @@ from therapy_app.correction.corrector import Correction
 from therapy_app.correction.diff import DiffOp, word_diff
 from therapy_app.speech.services import SpeechServices
 from therapy_app.tts.options import SynthesisOptions
+from therapy_app.written import as_sentence
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -134,15 +135,6 @@ def hear(services: SpeechServices, clip: AudioClip) -> HeardUtterance | None:
 
 
 # ----- correct -----------------------------------------------------------------
-def as_sentence(text: str) -> str:
-    """A transcript shown as a sentence: capital first letter, final punctuation."""
-    text = text.strip()
-    if not text:
-        return text
-    text = text[:1].upper() + text[1:]
-    return text if text[-1] in ".!?…" else text + "."
-
-
 def correct(services: SpeechServices, heard: str) -> CorrectionResult:
     """Proposals for ``heard``: the corrector's alternatives, or the transcript itself.
 
