@@ -59,12 +59,6 @@ def test_tts_round_trip_and_transcript_fields(recognizer):
     assert transcript.audio_seconds == pytest.approx(clip.duration)
     assert transcript.decode_seconds > 0
     assert transcript.text == transcript.text.strip()
-    # The search's other finished hypotheses, best first, the transcript among them first.
-    alternatives = transcript.alternatives
-    assert len(alternatives) > 1
-    assert alternatives[0].text == transcript.text
-    scores = [a.score for a in alternatives]
-    assert scores == sorted(scores, reverse=True) and scores[0] < 0
 
 
 @pytest.mark.slow

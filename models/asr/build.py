@@ -63,7 +63,7 @@ _PARITY_TEXT = "Bonjour, je voudrais acheter du pain à la boulangerie."
 # They are built into the decoder graph behind a gate input rather than merged:
 # ``SpeechRecognizer.score`` runs with gate 0 (plain Whisper base, bit for bit the
 # same graph path), free transcription with ``DecodeOptions.adapter_gate``. Merged,
-# they had cost score top-1 3 points (98.3 -> 95.0 %). README, "Halting speech".
+# they made scoring of expected texts worse (docs/decisions/0009-decoder-adapters.md).
 ADAPTER = Path(__file__).resolve().parent / "adapters" / "halting-fr.npz"
 NAMED_ADAPTERS = {"halting": ADAPTER}
 

@@ -51,7 +51,7 @@ _LIMITATIONS = """\
   as-tu mis", idioms "de ma part", "toutes les vingt minutes") are pulled
   towards the corpus templates.
 - Against the previous model (corpus v1) on the held-out set
-  (`benchmarks/results/correction_first_model.json`), agrammatic exact match
+  (`docs/decisions/0004-corrector-generations.md`), agrammatic exact match
   rose from 12 % to 22 % (greedy) and chrF from 72.1 to 76.6, but correct
   sentences kept unchanged fell from 72 % to 60 %.
 - Keeping correct input is a trade-off with fixing agrammatic input

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from therapy_app.asr.onnx_whisper import CrossAttention, KVCache
-
-if TYPE_CHECKING:
-    from therapy_app.asr.token_lm import TokenLM
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -43,9 +40,6 @@ class SearchSettings:
         suppress_begin: ids also forbidden as the first generated token.
         repetition_limit: an n-gram repeated this many times in a row ends the
             hypothesis (kept once); None disables the guard.
-        lm: a token language model that reranks the finished hypotheses, or None.
-        lm_weight: its weight: a finished hypothesis is ranked by (log P(text |
-            audio) + ``lm_weight`` * log P(text)) over the length penalty.
     """
 
     eot: int
@@ -56,8 +50,6 @@ class SearchSettings:
     suppress: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     suppress_begin: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     repetition_limit: int | None = 4
-    lm: TokenLM | None = None
-    lm_weight: float = 0.0
 
 
 @dataclass
@@ -90,13 +82,11 @@ class SearchResult:
         best: the hypothesis ranked first.
         no_speech_prob: P(<|nocaptions|>) at the start-of-transcript position.
         steps: decoder calls made (prompt pass included).
-        finished: every hypothesis the search kept, best first.
     """
 
     best: Hypothesis
     no_speech_prob: float
     steps: int
-    finished: tuple[Hypothesis, ...] = ()
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
@@ -127,15 +117,10 @@ def repetition_start(tokens: list[int], limit: int | None, max_ngram: int = 12) 
     return None
 
 
-def rank_score(hyp: Hypothesis, settings: SearchSettings) -> float:
-    """How the beam ranks its finished hypotheses (length penalty, language model if any)."""
+def _rank_score(hyp: Hypothesis, length_penalty: float | None) -> float:
     length = max(1, len(hyp.tokens))
-    lp = settings.length_penalty
-    penalty = length if lp is None else ((5 + length) / 6) ** lp
-    score = hyp.sum_logprob
-    if settings.lm is not None and settings.lm_weight > 0:
-        score += settings.lm_weight * settings.lm.sentence_logprob(hyp.tokens)
-    return score / penalty
+    penalty = length if length_penalty is None else ((5 + length) / 6) ** length_penalty
+    return hyp.sum_logprob / penalty
 
 
 def _filtered_logprobs(logits: np.ndarray, settings: SearchSettings, first: bool) -> np.ndarray:
@@ -227,11 +212,8 @@ def beam_search(
         finished.extend(beams[: wanted - len(finished)])
     if not finished:
         finished = [Hypothesis([], [], 0.0, "length")]
-    # The language model only reranks what the acoustic search found: fused into
-    # every step, it pulled halting speech towards frequent phrases ("est-ce
-    # qu'est-ce qu'est-ce...") and cost 1.4-7.6 WER points (README, "Halting speech").
-    ranked = sorted(finished, key=lambda h: rank_score(h, settings), reverse=True)
-    return SearchResult(ranked[0], no_speech_prob, steps, tuple(ranked))
+    best = max(finished, key=lambda h: _rank_score(h, settings.length_penalty))
+    return SearchResult(best, no_speech_prob, steps)
 
 
 def score_sequences(

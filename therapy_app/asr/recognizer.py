@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import time
@@ -17,21 +16,22 @@ from therapy_app.asr.config import (
     TOKENIZER_ROLE,
     WhisperConfig,
 )
-from therapy_app.asr.decoding import SearchSettings, beam_search, rank_score, score_sequences
+from therapy_app.asr.decoding import SearchSettings, beam_search, score_sequences
 from therapy_app.asr.features import log_mel_spectrogram
 from therapy_app.asr.onnx_whisper import CrossAttention, WhisperOnnx
-from therapy_app.asr.token_lm import TokenLM
 from therapy_app.asr.tokenizer import WhisperTokenizer
 from therapy_app.audio.clip import AudioClip
-from therapy_app.errors import AudioInputError, ModelInvalidError
-from therapy_app.model_store import ASR_MODEL, SIDECAR, ModelBundle, load_model
+from therapy_app.errors import AudioInputError, ModelInvalidError, TherapyAppError
+from therapy_app.model_store import ASR_MODEL, ModelBundle, load_model, read_sidecar
 
 _LOGGER = logging.getLogger(__name__)
 
 # Telegraphic-style context given to the decoder by default: it keeps Whisper from
 # "fluentising" halting speech (adding punctuation, inflecting bare infinitives).
 TELEGRAPHIC_PROMPT = "moi aller maison manger pain"
-# Share of the halting-speech adapters used for free transcription (README, "Halting speech").
+# Share of the halting-speech adapters used for free transcription: fully on. Half on
+# or pushed past what they were trained for, they heard halting speech worse
+# (docs/decisions/0009-decoder-adapters.md).
 ADAPTER_GATE = 1.0
 
 
@@ -39,19 +39,15 @@ ADAPTER_GATE = 1.0
 class DecodeOptions:
     """Per-call recognition settings.
 
-    The defaults are the best configuration found by ``benchmarks/asr_experiments.py``
-    on synthetic French (Pico voice: read sentences, telegraphic phrases with pauses,
-    single words, and the held-out aphasia set). Against plain Whisper beam 5, the
-    telegraphic prompt, no punctuation tokens and length penalty 1.0 took WER from
-    44.3 % to 38.7 % on held-out telegraphic phrases and from 100 % to 75 % on
-    single words; held-out correct sentences went from 6.0 % to 7.7 %. Beam 3
-    scored like beam 5 in less time. Plain Whisper behaviour (punctuated, fluent
-    text) is ``DecodeOptions(beam_size=5, length_penalty=None, prompt=None,
-    suppress_punctuation=False)``.
-
-    Beam 5 replaced beam 3 once the halting-speech adapters were in: on the
-    halting dev sets heard WER went from 42.6 to 40.8 % (Pico) and from 65.3 to
-    61.5 % (mixed voices) (``benchmarks/lm_weight.py``, README "Halting speech").
+    The defaults are tuned for a patient's short telegraphic utterances: the
+    telegraphic prompt keeps Whisper from "fluentising" them (inflecting bare
+    infinitives, adding words), punctuation tokens are suppressed because the
+    corrector and the verdict read words only, and a length penalty of 1.0
+    stops a short hypothesis from winning on length alone. Beam 5 pays once the
+    halting-speech adapters are in. How each was chosen, and on which sets:
+    docs/decisions/0001-decoding-defaults.md and 0011-beam-5.md. Plain Whisper
+    behaviour (punctuated, fluent text) is ``DecodeOptions(beam_size=5,
+    length_penalty=None, prompt=None, suppress_punctuation=False, adapter_gate=0.0)``.
 
     Attributes:
         beam_size: beams searched in parallel; 1 is greedy (faster, less accurate).
@@ -74,10 +70,6 @@ class DecodeOptions:
         adapter_gate: how much of the halting-speech decoder adapters to use when
             the model has them (0 plain Whisper base, 1 fully adapted); ignored by
             a plain model. :meth:`SpeechRecognizer.score` always runs plain.
-        lm_weight: weight of the recogniser's token language model (``lm``), if
-            one was given, in the ranking of the beam's finished hypotheses; 0
-            turns it off. Measured and not adopted: no model ships (README,
-            "Halting speech"); :meth:`SpeechRecognizer.score` never uses it.
     """
 
     beam_size: int = 5
@@ -91,7 +83,6 @@ class DecodeOptions:
     logprob_threshold: float = -1.0
     repetition_limit: int | None = 4
     adapter_gate: float = ADAPTER_GATE
-    lm_weight: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -107,8 +98,6 @@ class Transcript:
         audio_seconds: clip duration.
         decode_seconds: wall time spent in features, encoder and search.
         provider: "cpu" or "cuda", what actually ran.
-        alternatives: every finished hypothesis of the search, best first
-            (``text`` is the first one's, unless the clip was judged silent).
     """
 
     text: str
@@ -119,21 +108,6 @@ class Transcript:
     audio_seconds: float
     decode_seconds: float
     provider: str
-    alternatives: tuple[HeardAlternative, ...] = field(default=(), repr=False)
-
-
-@dataclass(frozen=True)
-class HeardAlternative:
-    """One finished hypothesis of the recogniser's search.
-
-    Attributes:
-        text: its words.
-        score: the search's ranking score (log-probability per length-penalised
-            token; higher is surer).
-    """
-
-    text: str
-    score: float
 
 
 @dataclass(frozen=True)
@@ -170,14 +144,8 @@ class EncodedAudio:
 
 
 def _bundle_from_dir(directory: Path) -> ModelBundle:
-    try:
-        meta = json.loads((directory / SIDECAR).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelInvalidError(
-            "Le modèle de reconnaissance vocale est introuvable ou endommagé.",
-            "Reconstruisez-le avec « therapy-app build-models ».",
-            f"cannot read {directory / SIDECAR}: {exc}",
-        ) from exc
+    # Size-capped, depth-checked read: a hostile model.json gives a French message.
+    meta = read_sidecar(directory, directory.name)
     return ModelBundle(directory.name, directory, meta)
 
 
@@ -205,21 +173,14 @@ class SpeechRecognizer:
         model: the two ONNX graphs.
         tokenizer: the model's tokenizer.
         config: the parsed sidecar.
-        lm: a token language model for ``DecodeOptions.lm_weight``; none ships,
-            benchmarks load one built by ``models/asr/lm_build.py``.
     """
 
     def __init__(
-        self,
-        model: WhisperOnnx,
-        tokenizer: WhisperTokenizer,
-        config: WhisperConfig,
-        lm: TokenLM | None = None,
+        self, model: WhisperOnnx, tokenizer: WhisperTokenizer, config: WhisperConfig
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.config = config
-        self.lm = lm
         # What transcribe() uses when given no options (benchmarks swap it to compare).
         self.default_options = DecodeOptions()
         t = config.tokens
@@ -319,8 +280,6 @@ class SpeechRecognizer:
             suppress=suppress,
             suppress_begin=self._suppress_begin,
             repetition_limit=options.repetition_limit,
-            lm=self.lm,
-            lm_weight=options.lm_weight if self.lm is not None else 0.0,
         )
 
     def transcribe(
@@ -379,10 +338,6 @@ class SpeechRecognizer:
             duration,
             elapsed,
             self.provider,
-            tuple(
-                HeardAlternative(self.tokenizer.decode(h.tokens).strip(), rank_score(h, settings))
-                for h in result.finished
-            ),
         )
 
     def score(
@@ -412,15 +367,28 @@ class SpeechRecognizer:
 
         Raises:
             AudioInputError: empty, corrupt, wrongly sampled or too long clip.
+            TherapyAppError: a candidate longer than the decoder's context.
         """
-        encoded = self._encoded(audio)
-        if not candidates:
-            return []
         eot = self.config.tokens.eot
         sequences = [
             [*self.tokenizer.encode(" " + c.strip()), eot] if c.strip() else [eot]
             for c in candidates
         ]
+        # Checked before encoding: a candidate longer than the decoder's context
+        # (a pasted page of text) must get a French message, not a traceback from
+        # the decoder, and the encoder's work would be wasted on it.
+        room = self.config.n_text_ctx - len(self.config.tokens.sot_sequence)
+        for number, sequence in enumerate(sequences, start=1):
+            if len(sequence) > room:
+                raise TherapyAppError(
+                    f"Le texte attendu n° {number} est trop long pour être comparé à "
+                    "l'enregistrement.",
+                    "Utilisez une phrase plus courte.",
+                    f"candidate {number}: {len(sequence)} tokens, room for {room}",
+                )
+        encoded = self._encoded(audio)
+        if not candidates:
+            return []
         per_token = score_sequences(
             self.model, encoded.cross, self.config.tokens.sot_sequence, sequences
         )

@@ -1,0 +1,571 @@
+"""Writes docs/figures.md from the benchmark results in benchmarks/results/*.json.
+
+Usage::
+
+    python benchmarks/figures.py            # rewrite docs/figures.md
+    python benchmarks/figures.py --check    # exit 1 when docs/figures.md is stale
+
+Every number in docs/figures.md comes from a JSON file written by a benchmark
+script; nothing is copied by hand. A result file this script has no section
+for is still listed, so a new benchmark cannot go unnoticed.
+``tests/test_figures_doc.py`` fails when the committed page is not what this
+script makes from the committed JSON files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+OUT = ROOT / "docs" / "figures.md"
+
+Json = dict[str, Any]
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    """A fraction (0.25) as a percentage ("25.0 %")."""
+    return "–" if value is None else f"{100 * value:.{digits}f} %"
+
+
+def num(value: float | None, digits: int = 1, unit: str = "") -> str:
+    """A number with fixed decimals and an optional unit."""
+    if value is None:
+        return "–"
+    return f"{value:.{digits}f}{' ' + unit if unit else ''}"
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines + [""]
+
+
+def _met(value: float | None, target: float, lower_is_better: bool) -> str:
+    if value is None:
+        return "–"
+    return "yes" if (value <= target if lower_is_better else value >= target) else "**no**"
+
+
+# Halting speech: (label, key in a set, key in targets, formatter, lower is better).
+_HALTING_ROWS: list[tuple[str, str, str, Callable[[Any], str], bool]] = [
+    ("heard WER vs the words spoken", "heard_wer", "heard_wer", lambda v: num(v, 1, "%"), True),
+    ("end to end, exact match", "e2e_exact", "e2e_exact", pct, False),
+    ("end to end, chrF", "e2e_chrf", "e2e_chrf", num, False),
+    ("corrector alone on the clean text, exact", "clean_exact", "clean_exact", pct, False),
+    ("corrector alone on the clean text, chrF", "clean_chrf", "clean_chrf", num, False),
+    (
+        "correct inputs returned unchanged (clean text)",
+        "unchanged_rate_correct_inputs_clean",
+        "unchanged_rate_correct_inputs_clean",
+        pct,
+        False,
+    ),
+    (
+        "ASR median per utterance ≤ 5 s",
+        "asr_median_s_le_5s",
+        "asr_median_s",
+        lambda v: num(v, 2, "s"),
+        True,
+    ),
+    (
+        "corrector median",
+        "corrector_median_ms",
+        "corrector_median_ms",
+        lambda v: num(v, 0, "ms"),
+        True,
+    ),
+]
+
+
+def halting(data: Json) -> list[str]:
+    """Speech to speech on halting speech: dev and blind sets, Pico and mixed voices."""
+    sets = data["sets"]
+    names = [n for n in ("dev-pico", "blind-pico", "dev-mixed", "blind-mixed") if n in sets]
+    targets = data["targets"]
+    out = [
+        "## Halting speech, end to end",
+        "",
+        "`benchmarks/halting.py` → `benchmarks/results/halting.json`. Recogniser "
+        f"`{data.get('asr_version', '?')}` (adapter gate {data.get('adapter_gate', '?')}), "
+        f"corrector `{data['corrector_version']}`, pauses capped at {data['pause_gap_s']} s, "
+        f"provider {data['provider']}, {data['machine']['cpu_count']} CPU cores. "
+        "**dev**: tuning allowed; **blind**: held-out set, aggregate only, never tuned on. "
+        "**Pico**: one voice; **mixed**: Pico and the espeak-ng French voices. "
+        '"met" compares the dev Pico figure with the target.',
+        "",
+    ]
+    rows = []
+    for label, key, target_key, fmt, lower in _HALTING_ROWS:
+        target = targets.get(target_key)
+        target_text = "–" if target is None else ("≤ " if lower else "≥ ") + fmt(target)
+        values = [fmt(sets[n].get(key)) for n in names]
+        met = "–" if target is None else _met(sets["dev-pico"].get(key), target, lower)
+        rows.append([label, target_text, *values, met])
+    out += table(["measure", "target", *names, "met (dev Pico)"], rows)
+    for title, field in (("voice", "per_family"), ("pause between word groups", "per_pause_bin")):
+        out += [f"Per {title}, dev sets:", ""]
+        rows = []
+        for name in names:
+            if not name.startswith("dev"):
+                continue
+            for group, row in sets[name][field].items():
+                rows.append(
+                    [
+                        name,
+                        group,
+                        str(row["n"]),
+                        num(row["heard_wer"], 1, "%"),
+                        pct(row["e2e_exact"]),
+                        num(row["e2e_chrf"]),
+                    ]
+                )
+        out += table(["set", title, "n", "heard WER", "exact", "chrF"], rows)
+    human = data.get("human_allowed")
+    if human:
+        out += [
+            "Human speech, allowed for tuning (Armelle, `asterisk-prompt-fr-armelle`, "
+            "8 kHz telephone prompts):",
+            "",
+        ]
+        out += table(
+            ["measure", "n", "value"],
+            [
+                [
+                    "isolated words transcribed right",
+                    str(human["armelle_words_n"]),
+                    pct(human["armelle_words_right"]),
+                ],
+                [
+                    "her words joined with 0.6–2.5 s pauses, WER",
+                    str(human["armelle_halting_n"]),
+                    num(human["armelle_halting_wer"], 1, "%"),
+                ],
+            ],
+        )
+    independent = data.get("independent")
+    if independent:
+        out += [
+            "Reserved human recordings (`--independent`; reported, nothing chosen on them):",
+            "",
+        ]
+        out += table(
+            ["measure", "n", "value"],
+            [
+                [
+                    "read prompts (`asterisk-core-sounds-fr`), WER, app defaults",
+                    str(independent["read_prompts_n"]),
+                    num(independent["read_prompts_wer_default"], 1, "%"),
+                ],
+                [
+                    "read prompts, WER, Whisper's own options (beam 5, no prompt, punctuation)",
+                    str(independent["read_prompts_n"]),
+                    num(independent["read_prompts_wer_plain_beam5"], 1, "%"),
+                ],
+                [
+                    "isolated nouns (`ktuberling-data`) transcribed right",
+                    str(independent["isolated_nouns_n"]),
+                    pct(independent["isolated_nouns_right"]),
+                ],
+            ],
+        )
+    return out
+
+
+def speech(data: Json) -> list[str]:
+    """The speech engines on clean synthetic speech: ASR WER, scoring, TTS, VAD, memory."""
+    beam, greedy = data["beam"], data["greedy"]
+    n = data["test_set"]
+    out = [
+        "## Speech engines",
+        "",
+        f"`benchmarks/speech.py` → `benchmarks/results/speech.json` ({data['date']}, "
+        f"{data['machine']}, provider {data['provider']}). SVOX Pico speech: "
+        f"{n['sentence']} read sentences, {n['telegraphic']} telegraphic phrases with 600 ms "
+        f"pauses, {n['word']} single words. Default decoding: beam "
+        f"{beam['options']['beam_size']}, prompt « {beam['options']['prompt']} », adapter gate "
+        f"{beam['options'].get('adapter_gate', '–')}.",
+        "",
+    ]
+    rows = [
+        ["WER, sentences", num(beam["wer_sentence"], 1, "%"), num(greedy["wer_sentence"], 1, "%")],
+        [
+            "WER, telegraphic phrases",
+            num(beam["wer_telegraphic"], 1, "%"),
+            num(greedy["wer_telegraphic"], 1, "%"),
+        ],
+        ["WER, single words", num(beam["wer_word"], 1, "%"), num(greedy["wer_word"], 1, "%")],
+        [
+            "median / p90 latency, utterance ≤ 5 s",
+            f"{num(beam['latency_median_s'], 2)} / {num(beam['latency_p90_s'], 2)} s",
+            f"{num(greedy['latency_median_s'], 2)} / {num(greedy['latency_p90_s'], 2)} s",
+        ],
+        ["real-time factor", num(beam["rtf"], 2), num(greedy["rtf"], 2)],
+    ]
+    out += table(["", "default (beam)", "greedy"], rows)
+    score = data["score"]
+    misses = ", ".join(f"« {m['ref']} » (heard as « {m['top']} »)" for m in score["misses"])
+    out += table(
+        ["measure", "value"],
+        [
+            [
+                f"`score`: true text first among {score['candidates_per_call']} candidates",
+                pct(score["top1_accuracy"]),
+            ],
+            ["`score` median latency", num(score["latency_median_s"], 2, "s")],
+            ["`score` misses", misses or "none"],
+            [
+                f"TTS ({data['tts']['voice']}) time to first audio, warm, median",
+                num(1000 * data["tts"]["first_audio_warm_median_s"], 0, "ms"),
+            ],
+            ["VAD real-time factor", num(data["vad"]["rtf"], 4)],
+            ["peak memory", f"{data['peak_memory_mb']} MB"],
+        ],
+    )
+    return out
+
+
+_CORRECTOR_SETS = (
+    ("handwritten", "first set"),
+    ("handwritten_blind", "second set"),
+    ("handwritten_heldout", "held-out set"),
+)
+
+
+def correction(data: Json) -> list[str]:
+    """The corrector on the three hand-written sets, against two baselines."""
+    systems = data["systems"]
+    targets = data["targets"]
+    model = data["model"]
+    out = [
+        "## Corrector",
+        "",
+        f"`benchmarks/correction.py` → `benchmarks/results/correction.json` ({data['date']}, "
+        f"{data['threads']} threads). Model `{model['version']}` ({model['weights']}, "
+        f"{model['bytes'] / 1e6:.1f} MB). The first set guided the corpus and the second "
+        "set's failures were read once; the held-out set was written last and only its "
+        "aggregates are ever looked at: read it as the honest one.",
+        "",
+    ]
+    header = ["system", *[label for _, label in _CORRECTOR_SETS]]
+    for title, key, fmt, target in (
+        ("exact match, any reference", "exact_any", pct, pct(targets["hand_exact_any"])),
+        ("chrF", "chrf", num, num(targets["hand_chrf"])),
+        (
+            "correct sentences returned unchanged",
+            "unchanged_rate",
+            pct,
+            pct(targets["unchanged_rate"]),
+        ),
+    ):
+        out += [f"{title[0].upper()}{title[1:]} (target ≥ {target}):", ""]
+        rows = [
+            [name, *[fmt(system[s][key]) for s, _ in _CORRECTOR_SETS]]
+            for name, system in systems.items()
+        ]
+        out += table(header, rows)
+    rows = [
+        [
+            name,
+            pct(system["synthetic"]["exact"]),
+            num(system["synthetic"]["chrf"]),
+            num(system["synthetic"]["bleu"]),
+            num(system["ms_per_sentence"], 1 if system["ms_per_sentence"] >= 1 else 2, "ms"),
+        ]
+        for name, system in systems.items()
+    ]
+    out += [
+        f"Synthetic test split ({data['test_split']['pairs']} pairs) and latency per sentence "
+        f"(target for greedy ≤ {num(targets['greedy_ms'], 0, 'ms')}):",
+        "",
+    ]
+    out += table(["system", "exact", "chrF", "BLEU", "latency"], rows)
+    return out
+
+
+def keep_margin(data: Json) -> list[str]:
+    """The corrector's keep-correct-input trade-off, at the run's drop penalty."""
+    shipped = data["shipped"]
+    curve = [p for p in data["curve"] if p["drop_penalty"] == shipped["drop_penalty"]]
+    out = [
+        "## Corrector: keeping correct input",
+        "",
+        "`benchmarks/keep_margin.py` → `benchmarks/results/keep_margin.json`, first and "
+        f"second hand-written sets together ({data['items']} items, {data['correct_items']} "
+        f"correct), greedy. The corrector of that run shipped keep margin "
+        f"{shipped['keep_margin']} and drop penalty {shipped['drop_penalty']}; rerun after a "
+        "corrector change.",
+        "",
+    ]
+    rows = [
+        [num(p["margin"], 2), pct(p["correct_unchanged"]), pct(p["agrammatic_exact"])]
+        for p in curve
+    ]
+    return out + table(["keep margin", "correct kept unchanged", "agrammatic exact"], rows)
+
+
+def offer_margin(data: list[Json]) -> list[str]:
+    """How often the unchanged input is offered as a choice, per offer margin."""
+    out = [
+        "## Corrector: offering the unchanged input",
+        "",
+        "`benchmarks/offer_margin.py` → `benchmarks/results/offer_margin.json`, dev "
+        f"hand-written sets ({data[0]['n_correct']} correct, {data[0]['n_agrammatic']} "
+        "agrammatic inputs). Rerun after a corrector change.",
+        "",
+    ]
+    rows = [
+        [
+            num(p["offer_margin"], 2),
+            pct(p["correct_inputs_offered"]),
+            pct(p["correct_inputs_first"]),
+            pct(p["agrammatic_inputs_offered"]),
+        ]
+        for p in data
+    ]
+    return out + table(
+        ["offer margin", "correct offered", "correct first", "agrammatic offered"], rows
+    )
+
+
+_VERDICT_LABELS = {
+    "before": "first rule (set on the synthetic voice)",
+    "current": "the app's rule when measured",
+    "chosen": "best on the calibration half",
+    "explored": "explored: also beat one-word-shorter forms",
+}
+_VERDICT_SPLITS = (
+    ("human_held_out", "human, held-out half"),
+    ("human_calibration", "human, calibration half"),
+    ("synthetic", "synthetic"),
+)
+
+
+def verdict_agreement(data: Json) -> list[str]:
+    """Is a correct repetition accepted and a wrong one rejected, per rule and speech."""
+    out = [
+        "## Verdict agreement",
+        "",
+        "`benchmarks/verdict_agreement.py` → `benchmarks/results/verdict_agreement.json`: "
+        f"{data['human_targets']} human targets (Armelle's recordings joined into 2–4 word "
+        f"sentences) and {data['synthetic_targets']} said by the app's voice, each said "
+        "right (should be accepted) and perturbed (should be rejected). Rules chosen on the "
+        f"calibration half (least {data['false_accept_cost']:g} × false accepts + false "
+        "rejects); the held-out half and the synthetic voice are only reported. The app's "
+        "constants are in `therapy_app/verdict.py`.",
+        "",
+    ]
+    rows = []
+    for name, result in data["results"].items():
+        rule = result["rule"]
+        described = (
+            f"{_VERDICT_LABELS.get(name, name)}: margin {rule['rank_margin']}, slack "
+            f"{rule['transcript_slack']}{', words checked' if rule['words_checked'] else ''}"
+        )
+        for split, label in _VERDICT_SPLITS:
+            r = result[split]
+            rows.append(
+                [
+                    described,
+                    f"{label} ({r['n_correct']} + {r['n_perturbed']})",
+                    pct(r["true_accept"], 0),
+                    pct(r["true_reject"], 0),
+                    pct(r["true_reject_wrong_word"], 0),
+                    pct(r["true_reject_missing_word"], 0),
+                    pct(r["true_reject_different"], 0),
+                ]
+            )
+    header = ["rule", "speech", "true accept", "true reject", "wrong word", "missing word"]
+    return out + table([*header, "other utterance"], rows)
+
+
+def naming(data: Json) -> list[str]:
+    """Picture naming: the name ranked first among competitors, and the practice verdict."""
+    out = [
+        "## Picture naming",
+        "",
+        "`benchmarks/naming.py` → `benchmarks/results/naming.json`: the picture's name "
+        "against 4 same-category pictures and 3 phonological neighbours, bare words only "
+        "or with their determiner forms.",
+        "",
+    ]
+    groups = {**data["synthetic"], **data["human_allowed"]}
+    rows = [
+        [name, str(g["n"]), num(g["bare_top1"], 1, "%"), num(g["variants_top1"], 1, "%")]
+        for name, g in groups.items()
+    ]
+    out += table(["recordings", "n", "top-1, bare", "top-1, with determiners"], rows)
+    verdict = data["practice_verdict"]
+    margins = [k for k in verdict["held_out_half"]]
+    out += [
+        "Practice verdict (VAD, transcript, both rules): true accept / false accept, per "
+        f"rank margin; naming's margin is {verdict['naming_rank_margin']} (chosen on half of "
+        f"the words), the sentences' {verdict['repetition_rank_margin']}.",
+        "",
+    ]
+    rows = []
+    for group in ("held_out_half", "pico", "espeak", "armelle"):
+        if group not in verdict:
+            continue
+        cells = [
+            f"{pct(verdict[group][m]['true_accept'] / 100)} / "
+            f"{pct(verdict[group][m]['false_accept'] / 100)}"
+            for m in margins
+        ]
+        rows.append([group.replace("_", " "), str(verdict[group][margins[0]]["n"]), *cells])
+    return out + table(["recordings", "n", *[f"margin {m}" for m in margins]], rows)
+
+
+def storage(data: Json) -> list[str]:
+    """History query time and attempt commit time at scale."""
+    out = [
+        "## Storage",
+        "",
+        f"`benchmarks/storage.py` → `benchmarks/results/storage.json`: {data['attempts']:,} "
+        f"attempts of {data['patients']} patients, database {data['db_bytes'] / 2**20:.0f} MiB, "
+        f"SQLite {data['machine']['sqlite']}.",
+        "",
+    ]
+    rows = []
+    for key, label in (
+        ("history", "one patient's history"),
+        ("progress", "one patient's progress charts"),
+        ("list_attempts_patient", "all attempts of a patient"),
+        ("export_patient", "export of a patient"),
+        ("add_attempt", "commit an attempt"),
+        ("add_attempt_with_3s_recording", "commit an attempt with a 3 s recording"),
+    ):
+        m = data[key]
+        rows.append(
+            [
+                label,
+                str(m["runs"]),
+                num(1000 * m["median_s"], 1, "ms"),
+                num(1000 * m["p95_s"], 1, "ms"),
+            ]
+        )
+    out += table(["operation", "runs", "median", "p95"], rows)
+    within = "yes" if data["history_within_target"] else "**no**"
+    return out + [f"History within its {data['history_target_s']:g} s target: {within}.", ""]
+
+
+def faults(data: Json) -> list[str]:
+    """The fault catalogue's totals, per category (details: docs/faults.md)."""
+    counts = [k for k, v in data["totals"].items() if k != "probes" and isinstance(v, int)]
+    out = [
+        "## Faults",
+        "",
+        "`benchmarks/faults.py` → `benchmarks/results/faults.json`: every bad input and fault "
+        "found so far, each probe in its own process. What each column counts: "
+        "[faults.md](faults.md).",
+        "",
+    ]
+    per: dict[str, dict[str, int]] = {}
+    for probe in data["probes"]:
+        row = per.setdefault(probe["category"], {"probes": 0})
+        row["probes"] += 1
+        for key in counts:
+            row[key] = row.get(key, 0) + int(probe.get(key) or 0)
+    rows = [[cat, str(r["probes"]), *[str(r.get(k, 0)) for k in counts]] for cat, r in per.items()]
+    rows.append(
+        ["**all**", str(data["totals"]["probes"]), *[str(data["totals"][k]) for k in counts]]
+    )
+    return out + table(["category", "probes", *counts], rows)
+
+
+def asr_experiments(data: Json) -> list[str]:
+    """Decoding configurations compared on synthetic French (how the defaults were chosen)."""
+    items = data["corpus"]["items"]
+    out = [
+        "## Decoding configurations",
+        "",
+        f"`benchmarks/asr_experiments.py` → `benchmarks/results/asr_experiments.json` "
+        f"({data['date']}, {data['machine']}): each configuration of graph precision "
+        "(encoder/decoder), beam, prompt, punctuation suppression and length penalty on "
+        f"{data['corpus']['voice']} speech ({', '.join(f'{n} {k}' for k, n in items.items())}). "
+        "The decisions it supported: [decisions/0001](decisions/0001-decoding-defaults.md).",
+        "",
+    ]
+    if not any("adapter_gate" in c["options"] for c in data["configs"]):
+        out += ["Measured with plain Whisper base: no configuration has the halting-speech "
+                "adapters (no `adapter_gate` in its options).", ""]  # fmt: skip
+    cats = [k for k in items]
+    rows = [
+        [
+            c["name"],
+            *[num(c.get(f"wer_{k}"), 1, "%") for k in cats],
+            num(c["latency_median_s"], 2, "s"),
+        ]
+        for c in data["configs"]
+    ]
+    return out + table(["configuration", *[f"WER {k}" for k in cats], "median latency"], rows)
+
+
+SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
+    ("halting.json", halting),
+    ("speech.json", speech),
+    ("correction.json", correction),
+    ("keep_margin.json", keep_margin),
+    ("offer_margin.json", offer_margin),
+    ("verdict_agreement.json", verdict_agreement),
+    ("naming.json", naming),
+    ("storage.json", storage),
+    ("faults.json", faults),
+    ("asr_experiments.json", asr_experiments),
+]
+
+
+def render(results: Path = RESULTS) -> str:
+    """docs/figures.md as made from the JSON files in ``results``."""
+    lines = [
+        "# Measured figures",
+        "",
+        "<!-- Generated by benchmarks/figures.py from benchmarks/results/*.json: "
+        "do not edit by hand. -->",
+        "",
+        "What the app measures today, from the JSON files its benchmark scripts wrote. "
+        "Regenerate with `.venv/bin/python benchmarks/figures.py` after a benchmark run; "
+        "how to run them: [testing.md](testing.md#benchmarks). How the settings behind "
+        "these figures were chosen, and what was tried and not adopted: "
+        "[decisions/](decisions/README.md). Latencies were taken on a 2-core CPU machine "
+        "shared with other jobs: read them as pessimistic.",
+        "",
+    ]
+    known = {name for name, _ in SECTIONS}
+    for name, section in SECTIONS:
+        path = results / name
+        if path.is_file():
+            lines += section(json.loads(path.read_text(encoding="utf-8")))
+    others = sorted(p.name for p in results.glob("*.json") if p.name not in known)
+    if others:
+        lines += ["## Other result files", "", "No section in `benchmarks/figures.py` yet:", ""]
+        lines += [f"- `benchmarks/results/{name}`" for name in others] + [""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--check", action="store_true", help="exit 1 if --out is stale")
+    args = parser.parse_args(argv)
+    text = render(args.results)
+    if args.check:
+        current = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
+        if current != text:
+            print(f"{args.out} is stale: run python benchmarks/figures.py", file=sys.stderr)
+            return 1
+        return 0
+    args.out.write_text(text, encoding="utf-8")
+    print(f"written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
