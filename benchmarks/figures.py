@@ -385,6 +385,49 @@ def verdict_agreement(data: Json) -> list[str]:
     return out + table([*header, "other utterance"], rows)
 
 
+def _rate_ci(cell: Json | None) -> str:
+    if not cell or not cell["n"]:
+        return "–"
+    low, high = cell["ci95"]
+    return f"{pct(cell['rate'], 0)} [{pct(low, 0)}–{pct(high, 0)}] (n={cell['n']})"
+
+
+def verdicts(data: Json) -> list[str]:
+    """Verdicts judged as practice judges them: true and false accept per exercise."""
+    timing = data["hear_and_score_seconds"]
+    out = [
+        "## Verdicts per exercise (practice's own item and rule)",
+        "",
+        "`benchmarks/verdicts.py` → `benchmarks/results/verdicts.json`: every try goes "
+        "through `therapy-app judge`'s path (the item practice builds, practice's hearing "
+        "and rule). Human: Armelle's telephone recordings, words split by a hash into a "
+        "calibration half and a blind half frozen by its SHA-256 "
+        f"(`{str(data['blind_sha256'])[:16]}…`, reported in aggregate only). Synthetic: "
+        "Pico and espeak-ng naming pictures and repeating words. Rates with Wilson 95 % "
+        "intervals. Target on the blind human half: true accept ≥ 90 %, false accept of "
+        "sound-alike errors ≤ 5 %. Hearing and scoring one try: median "
+        f"{num(timing['median'], 2, 's')}, p90 {num(timing['p90'], 2, 's')}.",
+        "",
+    ]
+    rows = []
+    for group, splits in data["summary"].items():
+        for split, exercises in splits.items():
+            for exercise, kinds in exercises.items():
+                rows.append(
+                    [
+                        group,
+                        split,
+                        exercise,
+                        _rate_ci(kinds.get("correct")),
+                        _rate_ci(kinds.get("sound_alike")),
+                        _rate_ci(kinds.get("cut")),
+                        _rate_ci(kinds.get("false_accept_all_errors")),
+                    ]
+                )
+    header = ["speech", "half", "exercise", "true accept", "FA sound-alike", "FA cut word"]
+    return out + table([*header, "FA all errors"], rows)
+
+
 def naming(data: Json) -> list[str]:
     """Picture naming: the name ranked first among competitors, and the practice verdict."""
     out = [
@@ -513,6 +556,7 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("correction.json", correction),
     ("keep_margin.json", keep_margin),
     ("offer_margin.json", offer_margin),
+    ("verdicts.json", verdicts),
     ("verdict_agreement.json", verdict_agreement),
     ("naming.json", naming),
     ("storage.json", storage),

@@ -64,7 +64,7 @@ from human_eval import armelle_words  # noqa: E402
 from therapy_app import verdict  # noqa: E402
 from therapy_app.audio.clip import AudioClip  # noqa: E402
 from therapy_app.practice.items import closest_in_length  # noqa: E402
-from therapy_app.practice.scoring import as_candidate  # noqa: E402
+from therapy_app.written import as_sentence  # noqa: E402
 
 KINDS = ("correct", "wrong_word", "missing_word", "different")
 PERTURBED = KINDS[1:]
@@ -122,7 +122,7 @@ class Trial:
 
 def sentence(said: tuple[str, ...]) -> str:
     """The words as the app writes a sentence: "Lundi trois mars."."""
-    return as_candidate(" ".join(said))
+    return as_sentence(" ".join(said))
 
 
 def build_targets(count: int) -> list[tuple[str, ...]]:
@@ -222,7 +222,7 @@ def deletion_variants(text: str) -> list[str]:
     tokens = text.rstrip(".!?…").split()
     if len(tokens) < 2:
         return []
-    return list(dict.fromkeys(as_candidate(" ".join(tokens[:i] + tokens[i + 1 :]))
+    return list(dict.fromkeys(as_sentence(" ".join(tokens[:i] + tokens[i + 1 :]))
                               for i in range(len(tokens))))  # fmt: skip
 
 
@@ -253,7 +253,7 @@ def measure(trials: list[Trial], pool: list[str], voices: dict[str, Any]) -> lis
                        measured_with=[verdict.RANK_MARGIN, verdict.TRANSCRIPT_SLACK,
                                       True])  # fmt: skip
             # Exploratory: does the target beat its own one-word-shorter forms?
-            target = as_candidate(trial.target)
+            target = as_sentence(trial.target)
             variants = deletion_variants(target)
             if variants:
                 scored = {s.text: s.logprob_per_token
@@ -277,7 +277,8 @@ class Rule:
         transcript_slack: ``TRANSCRIPT_SLACK``.
         words_checked: a WER success is withdrawn when the sound contradicts it
             (the target scores more than the slack below the transcript); the
-            rule of :func:`therapy_app.verdict.decide` since issue 10.
+            rule of :func:`therapy_app.verdict.decide` since its calibration on
+            human speech.
         deletion_margin: explored, not adopted: the target must also beat its
             own one-word-shorter forms by this much (None: not required).
     """
@@ -311,7 +312,7 @@ def accepts(row: dict[str, Any], rule: Rule) -> bool:
 
 
 def _measured_with(row: dict[str, Any]) -> Rule:
-    """The rule the app applied when the row was measured (rows before issue 10 lack it)."""
+    """The rule the app applied when the row was measured (rows of the first rule lack it)."""
     at = row.get("measured_with")
     return Rule(at[0], at[1], at[2]) if at else Rule(1.0, 1.2, words_checked=False)
 

@@ -1,0 +1,359 @@
+"""Verdicts on human and synthetic speech, per exercise, judged exactly as practice judges them.
+
+Usage: ``python benchmarks/verdicts.py [--quick]`` (about 10 minutes; --quick: 2)
+
+Every try goes through :func:`therapy_app.practice.judging.item_for` (the item
+practice builds: accepted forms, distractors, margin) and
+:func:`therapy_app.practice.judging.judge` (practice's hearing and rule): the
+verdict reported is the one a patient gets for that recording.
+
+* **Human**: Debian ``asterisk-prompt-fr-armelle`` (allowed for calibration;
+  one speaker, telephone prompts; the words whose text is certain). Words are
+  split in two halves by a hash of the word: the **calibration** half, on
+  which settings may be chosen, and the **blind** half, built once and frozen
+  (its trial list's SHA-256 is committed in ``benchmarks/blind/verdicts.sha256``
+  and checked at every run), reported in aggregate only, never row by row.
+  Tries: the word or a 2-4 word sentence said right; a sound-alike (her
+  recording of a one-phoneme neighbour: "six" for "dix", "sept" for "seize");
+  a word cut short (the first 55 % of it: a false start); another word of the
+  same kind; a word missing from a sentence.
+* **Synthetic**: the app's voice (SVOX Pico) and espeak-ng naming pictures of
+  the bank ("un chameau") and repeating words ("le chapeau"): right, a
+  phonological competitor, a same-category competitor, a lexicon neighbour.
+
+Prints true accept and false accept with Wilson 95 % intervals per voice,
+exercise and kind of error, and writes ``benchmarks/results/verdicts.json``.
+Never uses ``asterisk-core-sounds-fr*`` or ``ktuberling-data`` (reserved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import statistics
+import sys
+import time
+import zlib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+os.environ["SOX_OPTS"] = "-R"  # repeatable conversion of her GSM files (see human_eval.load_audio)
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from human_eval import armelle_words  # noqa: E402
+
+from therapy_app.audio.clip import SAMPLE_RATE, AudioClip  # noqa: E402
+from therapy_app.practice.events import ExerciseKind  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "verdicts.json"
+BLIND_HASH = ROOT / "benchmarks" / "blind" / "verdicts.sha256"
+SOUND_ALIKE = {"dix": "six", "six": "dix", "seize": "sept", "sept": "seize"}
+"""One-phoneme neighbours among her recordings (the lexicon finds no other pair)."""
+_DAYS = "lundi mardi mercredi jeudi vendredi samedi dimanche".split()
+_MONTHS = ("janvier février mars avril mai juin juillet août septembre octobre "
+           "novembre décembre").split()  # fmt: skip
+_RELATIVE = ["hier", "aujourd'hui", "demain"]
+CUT = 0.55
+SHOULD_ACCEPT = "correct"
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One try to judge: who says what, for which target.
+
+    Attributes:
+        voice: "human", "pico" or "espeak".
+        split: "calibration" or "blind".
+        exercise: "naming", "repetition" or "completion".
+        kind: "correct", "sound_alike", "cut", "semantic", "wrong_word", "missing_word".
+        target: what the exercise expects (the judge's --target).
+        said: the words actually said.
+    """
+
+    voice: str
+    split: str
+    exercise: str
+    kind: str
+    target: str
+    said: tuple[str, ...]
+
+
+def _half(key: str) -> str:
+    return "blind" if zlib.crc32(key.encode()) % 2 else "calibration"
+
+
+def _kind_of(word: str) -> str:
+    for name, words in (("day", _DAYS), ("month", _MONTHS), ("relative", _RELATIVE)):
+        if word in words:
+            return name
+    return "number"
+
+
+def human_trials(words: list[str], sentences: int) -> list[Trial]:
+    """Her words (and sentences of them), right and wrong, each in its word's half."""
+    # A sound-alike pair stays in one half: the blind half must hold its own pairs.
+    half = {w: _half(min(w, SOUND_ALIKE.get(w, w))) for w in words}
+    trials: list[Trial] = []
+    rng = np.random.default_rng(zlib.crc32(b"verdicts-human"))
+    from therapy_app.exercises import default_content
+
+    answers = {c.answer for c in default_content().completion}
+    for word in words:
+        same = [w for w in words if half[w] == half[word] and _kind_of(w) == _kind_of(word)]
+        others = [w for w in same if w != word]
+        wrong = str(rng.choice(others)) if others else None
+        tries = [("correct", word), ("cut", word + "~")]
+        if SOUND_ALIKE.get(word) in words:
+            tries.append(("sound_alike", SOUND_ALIKE[word]))
+        if wrong is not None:
+            tries.append(("wrong_word", wrong))
+        for exercise in ("repetition", *(["completion"] if word in answers else [])):
+            for kind, said in tries:
+                trials.append(Trial("human", half[word], exercise, kind, word, (said,)))
+    for split in ("calibration", "blind"):
+        pool = [w for w in words if half[w] == split]
+        by_kind = {k: [w for w in pool if _kind_of(w) == k] for k in ("day", "number", "month")}
+        made = 0
+        while made < sentences and all(by_kind.values()):
+            said = (
+                str(rng.choice(by_kind["day"])),
+                str(rng.choice(by_kind["number"])),
+                str(rng.choice(by_kind["month"])),
+            )
+            target = " ".join(said)
+            made += 1
+            trials.append(Trial("human", split, "repetition", "correct", target, said))
+            pos = int(rng.integers(3))
+            kind = _kind_of(said[pos]) if pos != 1 else "number"
+            choices = [w for w in by_kind.get(kind, by_kind["number"]) if w not in said]
+            if choices:
+                swapped = (*said[:pos], str(rng.choice(choices)), *said[pos + 1 :])
+                trials.append(Trial("human", split, "repetition", "wrong_word", target, swapped))
+            missing = (*said[:pos], *said[pos + 1 :])
+            trials.append(Trial("human", split, "repetition", "missing_word", target, missing))
+            near = [i for i, w in enumerate(said) if SOUND_ALIKE.get(w) in pool]
+            if near:
+                i = near[0]
+                alike = (*said[:i], SOUND_ALIKE[said[i]], *said[i + 1 :])
+                trials.append(Trial("human", split, "repetition", "sound_alike", target, alike))
+    return trials
+
+
+def synthetic_trials(pictures: int) -> list[Trial]:
+    """Pictures named and words repeated by the two synthetic voices, right and wrong."""
+    from therapy_app.naming.bank import default_bank
+    from therapy_app.naming.candidates import find_competitors
+    from therapy_app.naming.sound_alikes import neighbours
+    from therapy_app.practice.naming_plan import teaching_order
+
+    bank = default_bank()
+    trials: list[Trial] = []
+    chosen = [i for i in teaching_order(bank) if " " not in i.word and not i.is_action]
+    for item in chosen[:pictures]:
+        split = _half(item.id)
+        rivals = find_competitors(item, bank)
+        said_as = item.indefinite or item.word
+        target = item.definite or item.word
+        tries = [("naming", "correct", item.word, said_as)]
+        if rivals.phonological:
+            near = rivals.phonological[0]
+            tries.append(("naming", "sound_alike", item.word, near.indefinite or near.word))
+        if rivals.semantic:
+            other = rivals.semantic[0]
+            tries.append(("naming", "semantic", item.word, other.indefinite or other.word))
+        tries.append(("repetition", "correct", target, target))
+        alike = [n for n in neighbours(item.word) if n != item.word]
+        if alike:
+            article = target[: -len(item.word)] if target.endswith(item.word) else ""
+            tries.append(("repetition", "sound_alike", target, f"{article}{alike[0]}".strip()))
+        for voice in ("pico", "espeak"):
+            for exercise, kind, expected, said in tries:
+                trials.append(Trial(voice, split, exercise, kind, expected, (said,)))
+    return trials
+
+
+def freeze(trials: list[Trial], path: Path = BLIND_HASH) -> str:
+    """SHA-256 of the blind trials; written once, then every run must find the same set."""
+    blind = [asdict(t) for t in trials if t.split == "blind"]
+    digest = hashlib.sha256(json.dumps(blind, ensure_ascii=False).encode()).hexdigest()
+    if path.is_file():
+        frozen = path.read_text(encoding="utf-8").split()[0]
+        if frozen != digest:
+            raise SystemExit(f"the blind set changed ({digest} != frozen {frozen}): refusing")
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{digest}  {len(blind)} blind trials of benchmarks/verdicts.py\n")
+    return digest
+
+
+class Voices:
+    """Audio for a trial: her recordings joined, or a synthetic voice."""
+
+    def __init__(self) -> None:
+        from therapy_app.tts.synthesizer import SpeechSynthesizer
+
+        self._human = {w.text: self._trimmed(w.clip.samples) for w in armelle_words()}
+        self._tts = {
+            "pico": SpeechSynthesizer.load(prefer="pico"),
+            "espeak": SpeechSynthesizer.load(prefer="espeak"),
+        }
+
+    @staticmethod
+    def _trimmed(samples: np.ndarray) -> np.ndarray:
+        loud = np.flatnonzero(np.abs(samples) > 0.01)
+        return samples[max(0, loud[0] - 800) : loud[-1] + 800] if len(loud) else samples
+
+    def words(self) -> list[str]:
+        """Her words with a recording."""
+        return sorted(self._human)
+
+    def say(self, trial: Trial) -> AudioClip:
+        """The trial's words with 0.3 s of silence around (0.3 s between her words)."""
+        edge = np.zeros(int(0.3 * SAMPLE_RATE), np.float32)
+        if trial.voice == "human":
+            parts = [edge]
+            for word in trial.said:
+                samples = self._human[word.rstrip("~")]
+                if word.endswith("~"):
+                    samples = samples[: int(len(samples) * CUT)]
+                parts += [samples, edge]
+            return AudioClip(np.concatenate(parts).astype(np.float32))
+        speech = self._tts[trial.voice].synthesize(" ".join(trial.said)).samples
+        return AudioClip(np.concatenate([edge, speech.astype(np.float32), edge]))
+
+
+def measure(trials: list[Trial], voices: Voices) -> list[dict[str, Any]]:
+    """Judge every trial on the real models; one row of measures each."""
+    from therapy_app.asr.recognizer import SpeechRecognizer
+    from therapy_app.exercises import default_content
+    from therapy_app.naming.bank import default_bank
+    from therapy_app.practice.judging import item_for, judge
+    from therapy_app.vad.silero import VoiceActivityDetector
+
+    recognizer, vad = SpeechRecognizer.load(), VoiceActivityDetector.load()
+    content, bank = default_content(), default_bank()
+    rows = []
+    start = time.perf_counter()
+    for n, trial in enumerate(trials, start=1):
+        item, source = item_for(ExerciseKind(trial.exercise), trial.target, content, bank)
+        began = time.perf_counter()
+        judged = judge(recognizer, vad, voices.say(trial), item, source)
+        result = judged.result
+        rows.append(
+            {
+                **asdict(trial),
+                "accepted": judged.success,
+                "heard": judged.heard,
+                "wer": None if result is None else result.wer,
+                "margin": None if result is None else result.margin,
+                "gap": None if result is None else result.transcript_gap,
+                "rank_margin": item.rank_margin,
+                "seconds": round(time.perf_counter() - began, 3),
+            }
+        )
+        if n % 25 == 0:
+            print(f"  {n}/{len(trials)} tries, {time.perf_counter() - start:.0f} s", flush=True)
+    return rows
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
+    """Wilson score 95 % interval of a proportion (None without trials)."""
+    if n == 0:
+        return None
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return round(max(0.0, centre - half), 3), round(min(1.0, centre + half), 3)
+
+
+def rate(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Share of ``rows`` accepted, with its interval."""
+    accepted = sum(bool(r["accepted"]) for r in rows)
+    return {
+        "n": len(rows),
+        "accepted": accepted,
+        "rate": round(accepted / len(rows), 3) if rows else None,
+        "ci95": wilson(accepted, len(rows)),
+    }
+
+
+def table(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """voice group -> split -> exercise -> kind -> accept rate (true accept for "correct")."""
+    out: dict[str, Any] = {}
+    for group in ("human", "synthetic"):
+        mine = [r for r in rows if (r["voice"] == "human") == (group == "human")]
+        for split in ("calibration", "blind"):
+            part = [r for r in mine if r["split"] == split]
+            for exercise in sorted({r["exercise"] for r in part}):
+                cell = out.setdefault(group, {}).setdefault(split, {}).setdefault(exercise, {})
+                of = [r for r in part if r["exercise"] == exercise]
+                for kind in sorted({r["kind"] for r in of}):
+                    cell[kind] = rate([r for r in of if r["kind"] == kind])
+                cell["false_accept_all_errors"] = rate([r for r in of if r["kind"] != "correct"])
+    return out
+
+
+def _print(summary: dict[str, Any]) -> None:
+    for group, splits in summary.items():
+        for split, exercises in splits.items():
+            for exercise, kinds in exercises.items():
+                cells = []
+                for kind, r in kinds.items():
+                    label = "TA" if kind == "correct" else f"FA {kind}"
+                    ci = r["ci95"]
+                    cells.append(
+                        f"{label} {r['rate']:.0%} [{ci[0]:.0%}-{ci[1]:.0%}] n={r['n']}"
+                        if r["n"]
+                        else f"{label} -"
+                    )
+                print(f"{group:9} {split:11} {exercise:10} " + " | ".join(cells))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer sentences and pictures")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+
+    voices = Voices()
+    trials = human_trials(voices.words(), 6 if args.quick else 15)
+    trials += synthetic_trials(8 if args.quick else 24)
+    digest = freeze(trials) if not args.quick else None
+    start = time.perf_counter()
+    print(f"judging {len(trials)} tries on the real models...", flush=True)
+    rows = measure(trials, voices)
+    seconds = time.perf_counter() - start
+    summary = table(rows)
+    _print(summary)
+    latency = [r["seconds"] for r in rows]
+    report = {
+        "description": __doc__.split("\n\n")[1].replace("\n", " "),
+        "blind_sha256": digest,
+        "tries": len(rows),
+        "measure_seconds": round(seconds, 1),
+        "hear_and_score_seconds": {
+            "median": round(statistics.median(latency), 3),
+            "p90": round(float(np.percentile(latency, 90)), 3),
+        },
+        "summary": summary,
+        # The blind half is reported in aggregate only: its rows are never written.
+        "calibration_rows": [r for r in rows if r["split"] == "calibration"],
+    }
+    if not args.quick:
+        args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
+        print(f"written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
