@@ -28,7 +28,7 @@ _LOGGER = logging.getLogger("screenshots")
 
 
 SCREEN = (1366, 768)
-"""A common clinic laptop: the screenshots show the window filling it (issue 10)."""
+"""A common clinic laptop: the screenshots show the window filling it."""
 
 
 def start_display(

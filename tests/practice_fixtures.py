@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections import deque
 from pathlib import Path
 
@@ -69,6 +70,65 @@ class SpokenClips:
             self.used.append(item)
             clip = read_wav(SPEECH_DIR / item)
         return Recorder(FileAudioSource(clip, trailing_silence_s=TRAILING_SILENCE_S))
+
+
+class HeldSpeaker(SilentPlayer):
+    """A speaker that keeps talking until stopped or let go, as a real one takes seconds.
+
+    With :meth:`hold` each blocking ``play`` lasts until the app stops the
+    player (the patient moved on) or the test calls :meth:`let_go`; the test
+    can then act while the app is speaking. Not held: a :class:`SilentPlayer`.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Condition()
+        self._held = False
+        self._playing = 0
+        self._stopped = 0  # play() calls the app stopped, counted
+
+    def hold(self) -> None:
+        """From now on, blocking plays last until stopped or let go."""
+        with self._lock:
+            self._held = True
+
+    def let_go(self) -> None:
+        """Finish what is playing and stop holding."""
+        with self._lock:
+            self._held = False
+            self._lock.notify_all()
+
+    @property
+    def playing(self) -> bool:
+        """True while a blocking play is held."""
+        with self._lock:
+            return self._playing > 0
+
+    @property
+    def stopped(self) -> int:
+        """How many held plays the app cut short with ``stop()``."""
+        with self._lock:
+            return self._stopped
+
+    def play(self, clip: AudioClip, blocking: bool = False) -> None:
+        """Remember the clip; when held and blocking, wait for ``stop()`` or :meth:`let_go`."""
+        super().play(clip, blocking)
+        if not blocking:
+            return
+        with self._lock:
+            if not self._held:
+                return
+            self._playing += 1
+            generation = self._stopped
+            self._lock.wait_for(lambda: not self._held or self._stopped != generation, 60)
+            self._playing -= 1
+
+    def stop(self) -> None:
+        """Cut short what is playing."""
+        with self._lock:
+            if self._playing:
+                self._stopped += 1
+                self._lock.notify_all()
 
 
 _ENGINES: dict[str, object] = {}

@@ -222,3 +222,90 @@ def test_attempts_queued_behind_a_lock_are_written_by_the_retry_timer(
     driver.qtbot.waitUntil(lambda: gui_repository.queued_attempt_count() == 0, timeout=10_000)
     [attempt] = gui_repository.list_attempts(session_id=session.id)
     assert attempt.transcript == "chat" and gui_repository.verify_recording(attempt)
+
+
+def test_escape_in_the_therapist_area_goes_back_as_its_header_says(
+    open_window, gui_repository, offline_steps, speech_dir
+):
+    from therapy_app.audio.wavio import read_wav
+    from therapy_app.storage import AttemptRecord
+
+    patient = gui_repository.create_patient("Jeanne Martin")
+    gui_repository.create_therapist("claire", "orthophonie-2025")
+    session = gui_repository.start_session(patient.id, "repetition")
+    attempt_id = gui_repository.add_attempt(
+        AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"),
+        read_wav(speech_dir / "word_01.wav"),
+    )
+    gui_repository.end_session(session.id)
+    driver = open_window(steps=offline_steps)
+    window, qtbot = driver.window, driver.qtbot
+    driver.wait_screen("chooser")
+    assert window.back_button.text().endswith("(Échap)")
+    window.therapist_button.click()
+    driver.wait_screen("therapist")
+    area = window.therapist
+    assert area is not None and window.back_button.isVisible()
+    login = area.login  # storage said an account exists: "Se connecter"
+    qtbot.waitUntil(lambda: login.submit_button.isEnabled() and not login.creating, timeout=15_000)
+    area.login.username.setText("claire")
+    area.login.password.setText("orthophonie-2025")
+    with qtbot.waitSignal(area.history.attempts_loaded, timeout=15_000):
+        area.login.submit_button.click()
+    with qtbot.waitSignal(area.detail.attempt_loaded, timeout=15_000):
+        area.open_attempt(attempt_id)
+    assert area.history_stack.currentWidget() is area.detail
+
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    driver.key(Qt.Key.Key_Escape)  # an attempt's detail: back to the history
+    assert area.history_stack.currentWidget() is area.history
+    assert window.current_screen == "therapist" and area.is_unlocked
+
+    driver.key(Qt.Key.Key_Escape)  # the history: lock and back to the patient screens
+    driver.wait_screen("chooser")
+    assert window.therapist is None
+
+    window.therapist_button.click()  # the password page too
+    driver.wait_screen("therapist")
+    driver.key(Qt.Key.Key_Escape)
+    driver.wait_screen("chooser")
+
+
+def test_the_window_title_names_the_app_once(qapp, open_window, gui_repository, offline_steps):
+    from therapy_app.gui import app as gui_app
+
+    previous = qapp.applicationDisplayName()
+    qapp.setApplicationDisplayName(gui_app.APP_NAME)  # as create_application() does
+    try:
+        driver = open_window(steps=offline_steps)
+        title = driver.window.windowTitle()
+        # Qt adds " — <display name>" to a title that does not end with it
+        # (QPlatformWindow::formatWindowTitle): what the title bar shows.
+        shown = title if title.endswith(gui_app.APP_NAME) else f"{title} — {gui_app.APP_NAME}"
+        assert shown == "Entraînement à la parole — Orthophonie"
+    finally:
+        qapp.setApplicationDisplayName(previous)
+
+
+def test_a_file_dialog_speaks_french_throughout(qapp) -> None:
+    from PySide6.QtCore import QLocale
+    from PySide6.QtWidgets import QFileDialog, QLabel
+
+    from therapy_app.gui import app as gui_app
+
+    previous = QLocale()
+    try:
+        assert gui_app.install_french(qapp)
+        dialog = QFileDialog(None, "Exporter la liste", "", "Liste (*.json)")
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog)  # Qt's own dialog, as on Linux
+        labels = {label.objectName(): label.text() for label in dialog.findChildren(QLabel)}
+        assert labels["lookInLabel"] == "&Voir dans\u00a0:"
+        assert labels["fileTypeLabel"] == "&Fichiers de type\u00a0:"
+        assert labels["fileNameLabel"] == "&Nom de fichier\u00a0:"
+        dialog.deleteLater()
+    finally:
+        for translator in gui_app._TRANSLATORS:
+            qapp.removeTranslator(translator)
+        gui_app._TRANSLATORS.clear()
+        QLocale.setDefault(previous)

@@ -216,7 +216,8 @@ def test_free_speech_proposals_are_heard_and_taken_with_the_left_hand(
     driver.wait_state(State.REVIEWING)
     assert _shortcut_keys(screen) - ENTER <= LEFT_HAND
     assert all(b.text().endswith("(E)") for b in screen.listen_buttons)
-    assert "Entrée" in screen.next_button.toolTip()  # Enter takes a proposal here
+    # Enter takes the proposal in focus; "Suivant" (S) takes none (issue 25).
+    assert screen.next_button.toolTip() == "Touche S"
     last = len(screen.choices) - 1
     for _ in range(2 * last):
         driver.key(Qt.Key.Key_Tab)  # choice 1, its "Écouter", choice 2...
@@ -227,6 +228,6 @@ def test_free_speech_proposals_are_heard_and_taken_with_the_left_hand(
     driver.wait_state(State.REVIEWING)
     assert driver.of_type(Speaking)[-1].text == screen.choices[last].proposal.text
     chosen = screen.choices[last].proposal.text
-    driver.key(Qt.Key.Key_S)  # S: take it
+    driver.key(Qt.Key.Key_Return)  # Enter: take it
     driver.wait_state(State.AWAITING_REPETITION)
     assert driver.of_type(ItemPresented)[-1].target == chosen

@@ -11,7 +11,7 @@ from therapy_app.naming.bank import default_bank
 from therapy_app.practice import catalogue, custom, items, naming_plan
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import ExerciseDone, ExerciseKind, ItemPresented, Speaking, State
-from therapy_app.practice.program import plan
+from therapy_app.practice.program import announcement, chosen_exercise_settings, plan
 from therapy_app.practice.scheduling import InlineScheduler
 from therapy_app.practice.settings import PracticeSettings
 from therapy_app.speech.chain import hear
@@ -75,6 +75,31 @@ def test_plan_gives_each_exercise_its_settings() -> None:
     assert free.custom_items == ()
     unused = plan(_program(use_custom_items=False), PracticeSettings(), 3500, own)
     assert all(p.settings.custom_items == () for p in unused)
+
+
+def test_an_exercise_chosen_outside_the_program_gets_the_patients_own_items() -> None:
+    own = [
+        CustomItem(1, 1, "sentence", FAMILY),
+        CustomItem(2, 1, "word", "Médor", picture="chien"),
+    ]
+    for program in (None, _program()):
+        settings = chosen_exercise_settings(
+            ExerciseKind.REPETITION, PracticeSettings(), 6000, program, own
+        )
+        assert settings.custom_items == (FAMILY, "Médor")
+        assert settings.custom_pictures == (("Médor", "chien"),)
+        assert settings.trailing_silence_ms == 6000 and settings.max_items is None
+    free = chosen_exercise_settings(ExerciseKind.FREE_SPEECH, PracticeSettings(), 6000, None, own)
+    assert free.custom_items == ()
+    unwanted = _program(use_custom_items=False)
+    naming = chosen_exercise_settings(ExerciseKind.NAMING, PracticeSettings(), 6000, unwanted, own)
+    assert naming.custom_items == () and naming.rate_factor == pytest.approx(0.8)
+
+
+def test_a_program_exercise_is_announced_with_its_place() -> None:
+    assert announcement(2, 3, ExerciseKind.NAMING) == (
+        "Exercice 2 sur 3 : Nommer des images. Dites le nom de ce que vous voyez."
+    )
 
 
 def test_catalogue_difficulties_come_from_the_content() -> None:
@@ -254,6 +279,33 @@ def test_a_program_naming_session_shows_its_category_and_ends_after_its_count() 
         assert animal is not None and animal.category == "animal" and animal.frequency_band <= 2
         assert controller.next_item()
         assert [e.items for e in events if isinstance(e, ExerciseDone)] == [2]
+        controller.end()
+    finally:
+        repository.close()
+
+
+@pytest.mark.slow
+def test_a_program_shorter_list_counts_and_ends_with_its_real_length() -> None:
+    repository = SessionRepository()
+    try:
+        patient = repository.create_patient("Jeanne")
+        politeness = items.completion_items(default_content(), None, "politesse")
+        assert len(politeness) == 3  # fewer than the program's count
+        settings = PracticeSettings(max_items=10, completion_category="politesse")
+        controller, events = _started(
+            ExerciseKind.COMPLETION,
+            make_services(SpokenClips(), SilentPlayer()),
+            repository,
+            patient.id,
+            settings,
+        )
+        for _ in range(3):
+            shown = [e for e in events if isinstance(e, ItemPresented)]
+            assert (shown[-1].number, shown[-1].total) == (len(shown), 3)
+            assert controller.next_item()
+        # Each item once: no second round of the same questions in one session.
+        assert len({e.target for e in events if isinstance(e, ItemPresented)}) == 3
+        assert [e.items for e in events if isinstance(e, ExerciseDone)] == [3]
         controller.end()
     finally:
         repository.close()

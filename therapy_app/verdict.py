@@ -18,21 +18,16 @@ and the therapist's history and charts only read stored verdicts.
    recogniser's own free transcript (so an unrelated utterance cannot pass just
    because every distractor is worse). Needs the audio: storage cannot apply it.
 
-**Calibration (issue 10).** The first margins (1.0 and 1.2, no sound check of
-the words) were set on the app's own synthetic voice only.
-``benchmarks/verdict_agreement.py`` runs the practice scoring on human speech
-(Debian ``asterisk-prompt-fr-armelle``: 2-4 word targets joined from her
-recordings) with correct tries and perturbed ones (a wrong word, a missing
-word, a different utterance). ``RANK_MARGIN``, ``TRANSCRIPT_SLACK`` and the
-sound check of the words were chosen on the calibration half of her targets
-(least 3 x false accepts + false rejects: a "Bravo" for a wrong sentence is
-the worst error); the other half and the synthetic voice were only reported.
-Calibration half: true accept 30 % -> 35 %, true reject 97 % -> 98 %;
-held-out human half unchanged (35 %, 93 %); synthetic voice 92 %, 86 %
-(README, "Verdict agreement").
-Her telephone-band recordings are hard for Whisper (10 % of her isolated
-words transcribed right), so most correct human tries fail both rules at
-any setting that keeps true reject high.
+**Calibration.** ``benchmarks/verdict_agreement.py`` runs the practice scoring
+on human speech (Debian ``asterisk-prompt-fr-armelle``: 2-4 word targets joined
+from her recordings) with correct tries and perturbed ones (a wrong word, a
+missing word, a different utterance). ``RANK_MARGIN``, ``TRANSCRIPT_SLACK`` and
+the sound check of the words were chosen on the calibration half of her targets
+(least 3 x false accepts + false rejects: a "Bravo" for a wrong sentence is the
+worst error); the other half and the synthetic voice are only reported
+(docs/decisions/0018-verdict-calibration.md; current figures in
+docs/figures.md). Her telephone-band recordings are hard for Whisper, so most
+correct human tries fail both rules at any setting that keeps true reject high.
 """
 
 from __future__ import annotations
@@ -47,7 +42,8 @@ NAMING_RANK_MARGIN = 0.4
 chosen to be confusable (same category, phonological neighbours), so the same
 evidence gives a smaller margin than a sentence against other sentences. Chosen by
 ``benchmarks/naming.py`` on half of its words (synthetic voices and Armelle's
-allowed words; least 3 x false accepts + false rejects), README "Picture naming"."""
+allowed words; least 3 x false accepts + false rejects;
+docs/decisions/0019-naming-margin.md)."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +98,7 @@ def transcript_agrees(verdict: Verdict, wer: float | None, transcript_gap: float
     """Whether the free transcript may be shown to the patient next to ``verdict``.
 
     The screen says "J'ai entendu : «…»" under the verdict; a transcript that
-    contradicts it ("Bravo !" next to "mais finement j'ai une plume", issue 10)
+    contradicts it ("Bravo !" next to "mais finement j'ai une plume")
     confuses the patient more than no transcript. So it is shown only when it
     supports the verdict:
 

@@ -36,7 +36,7 @@ from tools.demo_data import DEMO_PASSWORD, DEMO_USERNAME, DemoClock, seed_demo
 _LOGGER = logging.getLogger(__name__)
 
 SIZE = (1366, 768)
-"""A common clinic laptop screen (issue 10: screenshots at 1366×768)."""
+"""A common clinic laptop screen: the screenshots show what fits on it."""
 PREFIX = "therapist_"
 _TIMEOUT_MS = 30_000
 _PDF_DPI = 70

@@ -90,8 +90,8 @@ def format_cell(column: str, value: Any) -> str:
             moment = datetime.fromisoformat(value) if isinstance(value, str) else value
             return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
         except (ValueError, TypeError, AttributeError):
-            # A damaged time is exported as stored (escaped below), not a crash
-            # of the whole export (issue 11, item 7).
+            # A damaged time is exported as stored (escaped below): one bad row
+            # must not make the whole export fail.
             pass
     if column in _KIND_COLUMNS:
         return exercise_label(str(value))

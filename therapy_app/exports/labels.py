@@ -44,7 +44,7 @@ CHART_METRICS: tuple[ChartMetric, ...] = (
     ChartMetric("function_word_ratio", "Part de mots grammaticaux", "%", True),
     ChartMetric("words_per_minute", "Débit de parole", "mots/min", False),
     ChartMetric("accuracy", "Précision de la répétition", "%", True),
-    # Naming (issue 12): pictures named at any cue level, and how much help it took.
+    # Picture naming: pictures named at any cue level, and how much help it took.
     ChartMetric("naming_accuracy", "Images nommées", "%", True),
     ChartMetric("naming_cue_level", "Aide pour nommer (0 à 4)", "indice", False),
 )

@@ -11,14 +11,13 @@ from PySide6.QtCore import QLibraryInfo, QLocale, Qt, QTranslator
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from therapy_app.errors import TherapyAppError
+from therapy_app.gui.main_window import APP_NAME as APP_NAME
 from therapy_app.gui.main_window import MainWindow
 from therapy_app.gui.theme import apply_theme
 from therapy_app.speech.services import SilentPlayer
 from therapy_app.storage import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
-
-APP_NAME = "Orthophonie"
 
 
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -40,6 +39,29 @@ FRENCH = QLocale(QLocale.Language.French, QLocale.Country.France)
 _TRANSLATORS: list[QTranslator] = []  # kept alive as long as the application
 
 
+class _MissingQtFrench(QTranslator):
+    """French for the Qt texts ``qtbase_fr.qm`` lacks.
+
+    The file dialog's labels keep their shortcut marks ("&Look in:", "Files
+    of &type:") and the shipped file only has them without: they stayed
+    English in every non-native file dialog (issue 25).
+    """
+
+    TEXTS = {
+        ("QFileDialog", "&Look in:"): "&Voir dans\u00a0:",
+        ("QFileDialog", "Files of &type:"): "&Fichiers de type\u00a0:",
+    }
+
+    def translate(
+        self, context: str, source_text: str, disambiguation: str | None = None, n: int = -1
+    ) -> str | None:
+        # None (a null string) lets Qt ask the next translator.
+        return self.TEXTS.get((context, source_text))
+
+    def isEmpty(self) -> bool:  # noqa: N802 - Qt API
+        return False
+
+
 def install_french(app: QApplication) -> bool:
     """Qt's own texts in French (file dialogs, context menus, date pickers).
 
@@ -59,7 +81,9 @@ def install_french(app: QApplication) -> bool:
         _LOGGER.warning("Qt's French translations not found in %s", folder)
         return False
     app.installTranslator(translator)
-    _TRANSLATORS.append(translator)
+    missing = _MissingQtFrench(app)
+    app.installTranslator(missing)  # asked first: only for the texts it has
+    _TRANSLATORS.extend((translator, missing))
     return True
 
 

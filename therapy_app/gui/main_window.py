@@ -54,6 +54,9 @@ SCREENS: dict[ExerciseKind, type[PracticeScreen]] = {
 }
 PRACTICE_SCREENS = tuple(kind.value for kind in SCREENS)
 APP_TITLE = "Entraînement à la parole"
+APP_NAME = "Orthophonie"
+"""The application's (display) name."""
+WINDOW_TITLE = f"{APP_TITLE} — {APP_NAME}"
 PREFERRED_SIZE = QSize(1280, 860)
 # How often queued attempts are retried, and how long each try waits for the lock.
 QUEUE_RETRY_MS = 60_000
@@ -104,7 +107,9 @@ class MainWindow(QMainWindow):
         naming_bank: NamingBank | None = None,
     ) -> None:
         super().__init__()
-        self.setWindowTitle("Orthophonie – Entraînement à la parole")
+        # Qt appends the application's display name to a title that does not
+        # end with it: ending with it shows the name once (issue 25).
+        self.setWindowTitle(WINDOW_TITLE)
         self._placed = False
         self.resize(PREFERRED_SIZE)
         self.repository = repository
@@ -277,7 +282,6 @@ class MainWindow(QMainWindow):
         if self.avatar is not None:
             self.avatar.setVisible(on_patient_screens)
         self.therapist_button.setVisible(name != "therapist")
-        self._escape.setEnabled(name != "therapist")  # the area handles its own keys
         self.banner.clear_message()
         QTimer.singleShot(0, self.focus_screen)
         self.screen_changed.emit(name)
@@ -357,7 +361,11 @@ class MainWindow(QMainWindow):
     def start_program(self) -> PracticeScreen | None:
         """ "Programme du jour": the therapist's exercises one after the other."""
         planned = self.todays.start()
-        return self._open_exercise(planned.kind, planned.settings) if planned else None
+        if planned is None:
+            return None
+        return self._open_exercise(
+            planned.kind, planned.settings, self.todays.announcement(planned)
+        )
 
     def _on_practice_event(self, event: PracticeEvent) -> None:
         if not isinstance(event, ExerciseDone):
@@ -368,7 +376,8 @@ class MainWindow(QMainWindow):
     def _next_program_exercise(self) -> None:
         planned = self.todays.next()
         if planned is not None:
-            self._open_exercise(planned.kind, planned.settings)
+            # Shown and said before its first item (issue 25: the switch was silent).
+            self._open_exercise(planned.kind, planned.settings, self.todays.announcement(planned))
             return
         self.show_chooser()
         self.banner.show_notice(PROGRAM_DONE)
@@ -398,11 +407,12 @@ class MainWindow(QMainWindow):
             return None
         self.todays.stop()
         # The patient's own pause tolerance ends their recordings (issue 10);
-        # the program's voice rate applies to every exercise.
-        return self._open_exercise(kind, self.todays.settings_for(self.patient))
+        # the program's voice rate applies to every exercise, and the patient's
+        # own words and sentences come first there too (issue 25).
+        return self._open_exercise(kind, self.todays.settings_for(self.patient, kind))
 
     def _open_exercise(
-        self, kind: ExerciseKind, settings: PracticeSettings
+        self, kind: ExerciseKind, settings: PracticeSettings, announcement: str = ""
     ) -> PracticeScreen | None:
         if self.services is None or self.patient is None:
             return None
@@ -422,7 +432,7 @@ class MainWindow(QMainWindow):
         self.practice = screen
         self.stack.addWidget(screen)
         self._show(screen, kind.value, screen.title)
-        screen.start()
+        screen.start(announcement)
         return screen
 
     def _leave_practice(self) -> None:
@@ -441,8 +451,8 @@ class MainWindow(QMainWindow):
             self.show_chooser()
         elif name == "chooser":
             self.show_profiles()
-        elif name == "therapist":
-            self.close_therapist_area()
+        elif name == "therapist" and self.therapist is not None:
+            self.therapist.go_back()  # an attempt -> the history; else lock and leave
 
     # ----- therapist area -----------------------------------------------------------
     def open_therapist_area(self) -> None:

@@ -120,6 +120,7 @@ QPushButton:checked {{ background: {ACCENT}; color: white; border-color: {ACCENT
 QPushButton[role="choice"], QPushButton[role="exercise"], QPushButton[role="profile"] {{
     text-align: left; padding: 8px 20px; background: white; border: 3px solid {ACCENT};
 }}
+QPushButton[role="choice"] {{ min-height: 56px; padding: 4px 16px; }}
 QPushButton[role="choice"]:hover, QPushButton[role="exercise"]:hover,
 QPushButton[role="profile"]:hover {{ background: #e8f0fa; }}
 QPushButton:focus, QPushButton[role="primary"]:focus, QPushButton:checked:focus {{
@@ -158,6 +159,7 @@ QProgressBar {{
 QProgressBar::chunk {{ background: {ACCENT}; border-radius: 8px; }}
 QScrollBar:vertical {{ width: 22px; }}
 QFrame#header {{ background: {SURFACE}; border-bottom: 2px solid #c9d1db; }}
+QFrame#header QPushButton {{ padding: 6px 14px; }}
 """
 
 

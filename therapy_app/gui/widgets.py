@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent
-from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 from therapy_app.gui import theme
 
@@ -239,3 +248,41 @@ class Banner(QLabel):
         """Hide the banner."""
         self.setText("")
         self.hide()
+
+
+class _WheelWhenFocused(QObject):
+    """Gives the wheel to a spin box or drop-down only when it has the focus.
+
+    Otherwise the page around it scrolls, as the pointer merely passed over it.
+    """
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        if event.type() != QEvent.Type.Wheel or not isinstance(watched, QWidget):
+            return False
+        if watched.hasFocus():
+            return False
+        parent = watched.parentWidget()
+        while parent is not None and not isinstance(parent, QAbstractScrollArea):
+            parent = parent.parentWidget()
+        if parent is not None:
+            QApplication.sendEvent(parent.viewport(), event)
+        event.accept()  # never changes the value, never goes on to another field
+        return True
+
+
+def guard_wheel(root: QWidget) -> int:
+    """Spin boxes and drop-downs under ``root`` take wheel events only when focused.
+
+    Scrolling a long form with the wheel changed whichever value passed under
+    the pointer (issue 25). Each one gets ``Qt.StrongFocus`` (the wheel does
+    not focus it) and, unfocused, passes the wheel to the scrolled page.
+
+    Returns:
+        How many widgets were guarded.
+    """
+    guard = root.findChild(_WheelWhenFocused) or _WheelWhenFocused(root)
+    fields: list[QWidget] = [*root.findChildren(QAbstractSpinBox), *root.findChildren(QComboBox)]
+    for field in fields:
+        field.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        field.installEventFilter(guard)
+    return len(fields)

@@ -9,6 +9,7 @@ from therapy_app.exercises import ExerciseContent, default_content
 from therapy_app.naming.bank import NamingBank
 from therapy_app.practice import items
 from therapy_app.practice.events import (
+    Announced,
     Cue,
     ExerciseDone,
     ExerciseKind,
@@ -24,7 +25,7 @@ from therapy_app.practice.scheduling import Scheduler
 from therapy_app.practice.session_store import SessionStore
 from therapy_app.practice.settings import PracticeSettings as PracticeSettings
 from therapy_app.practice.tries import ItemTries
-from therapy_app.practice.voice import Voice
+from therapy_app.practice.voice import NO_CUE, Voice
 from therapy_app.speech.services import SpeechServices
 from therapy_app.storage.repository import SessionRepository
 
@@ -88,6 +89,7 @@ class PracticeController:
             self._tries,
             self._listening,
             bank,
+            lambda: self.items_done,
         )
         self._free = FreeSpeechCycle(
             machine,
@@ -141,7 +143,28 @@ class PracticeController:
     @property
     def can_replay(self) -> bool:
         """True when :meth:`replay` has something to say."""
-        return bool(self._voice.cue.spoken) and self.state in _AT_REST
+        at_rest = self.state in _AT_REST and not self._lists.finished
+        return bool(self._voice.cue.spoken) and at_rest
+
+    @property
+    def can_record(self) -> bool:
+        """True when Space would start (or stop) a recording now.
+
+        A list exercise records only once its item is on screen: never before
+        the first picture arrives, during a program's announcement, or after
+        the list's end (issue 25: an answer scored against a picture not seen).
+        """
+        state = self.state
+        if state is State.RECORDING:
+            return True
+        if self._machine.waiting_for_engines:
+            return False
+        return self.kind is ExerciseKind.FREE_SPEECH or self._tries.item is not None
+
+    @property
+    def list_finished(self) -> bool:
+        """The end of the list was reached (outside a program); :meth:`restart` starts again."""
+        return self._lists.finished
 
     @property
     def has_recording(self) -> bool:
@@ -154,9 +177,23 @@ class PracticeController:
         return self._free.proposals
 
     # ----- session ----------------------------------------------------------
-    def begin(self) -> None:
-        """Open the database session and present the first item (or wait for speech)."""
+    def begin(self, announcement: str = "") -> None:
+        """Open the database session and present the first item (or wait for speech).
+
+        Args:
+            announcement: said and shown first (:class:`Announced`), before the
+                first item: a program's next exercise starts visibly, and
+                nothing can be recorded until its first item is on screen.
+        """
         self._store.open()
+        if announcement:
+            self._machine.rest_state = State.IDLE
+            self._machine.emit(Announced(announcement))
+            self._voice.announce(announcement, self._first_item)
+            return
+        self._first_item()
+
+    def _first_item(self) -> None:
         if self.kind is ExerciseKind.FREE_SPEECH:
             self._machine.rest_state = State.IDLE
             self._machine.set_state(State.IDLE)
@@ -198,16 +235,27 @@ class PracticeController:
     def next_item(self) -> bool:
         """Go on to the next item (free speech: get ready for a new utterance).
 
-        With ``settings.max_items`` (the therapist's program), the item that
-        reaches the count ends the exercise: :class:`ExerciseDone` is reported
-        and nothing new is presented.
+        Also while the item's cue is being said (the voice stops). With
+        ``settings.max_items`` (the therapist's program), the item that
+        reaches the count (never more than the list has) ends the exercise:
+        :class:`ExerciseDone` is reported and nothing new is presented.
+        Outside a program the list's last item leads to :class:`ListFinished`.
+        False while recording or while the engines work, and when no item is
+        on screen.
         """
         if self._machine.waiting_for_engines:
             return False
+        if self.kind is not ExerciseKind.FREE_SPEECH and self._tries.item is None:
+            return False  # nothing on screen yet (or the list's summary)
+        # "Suivant" while a cue is said moves on at once (issue 25: S was ignored,
+        # and the next answer was scored against the old item).
+        self._voice.interrupt()
         self.items_done += 1
-        limit = self.settings.max_items
+        free = self.kind is ExerciseKind.FREE_SPEECH
+        limit = self.settings.max_items if free else self._lists.session_length
         if limit is not None and self.items_done >= limit:
-            self._voice.interrupt()
+            self._tries.clear()
+            self._voice.cue = NO_CUE
             self._machine.rest_state = State.IDLE
             self._machine.set_state(State.IDLE)
             self._machine.emit(ExerciseDone(self.items_done))
@@ -217,6 +265,10 @@ class PracticeController:
         else:
             self._lists.next()
         return True
+
+    def restart(self) -> bool:
+        """After the list's summary: the list again from its first item."""
+        return self._lists.restart()
 
     # ----- speaking ---------------------------------------------------------
     def replay(self) -> bool:
@@ -243,7 +295,7 @@ class PracticeController:
 
     def start_recording(self) -> bool:
         """Listen to the patient (stops the voice first). False when not possible now."""
-        if self._machine.waiting_for_engines:
+        if not self.can_record or self.state is State.RECORDING:
             return False
         repeating = self.kind is not ExerciseKind.FREE_SPEECH or self._free.repeating_next()
         if not repeating:

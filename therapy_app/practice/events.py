@@ -68,6 +68,11 @@ class ItemPresented:
         count: items in the list.
         picture: the SVG to show (naming only; "" otherwise). In naming the
             prompt is "" too: the picture alone is level 0.
+        number: what the patient's counter says this item is, from 1: its
+            place in the list, or in a program its place in today's session
+            (0 where no counter is shown).
+        total: how many items the counter says there are: the list's length,
+            or in a program the items this session will really have.
     """
 
     kind: ExerciseKind
@@ -77,6 +82,8 @@ class ItemPresented:
     index: int
     count: int
     picture: str = ""
+    number: int = 0
+    total: int = 0
 
 
 @dataclass(frozen=True)
@@ -198,6 +205,33 @@ class ExerciseDone:
 
 
 @dataclass(frozen=True)
+class Announced:
+    """A new exercise of the program starts: shown and said before its first item.
+
+    Attributes:
+        text: French announcement ("Exercice 2 sur 3 : Nommer des images. …").
+    """
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ListFinished:
+    """The patient went through the whole list (outside a program): nothing is presented.
+
+    The screen shows a summary; the list starts again only when the patient
+    asks (:meth:`~therapy_app.practice.controller.PracticeController.restart`).
+
+    Attributes:
+        items: items presented since the list (re)started.
+        succeeded: those the patient got right, with or without help.
+    """
+
+    items: int
+    succeeded: int
+
+
+@dataclass(frozen=True)
 class Notice:
     """A French message that is not an error (nothing heard, no speaker...)."""
 
@@ -237,6 +271,8 @@ PracticeEvent = (
     | Feedback
     | AttemptSaved
     | ExerciseDone
+    | Announced
+    | ListFinished
     | Notice
     | ErrorOccurred
 )

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from therapy_app.exercises import ExerciseContent
 from therapy_app.naming.bank import NamingBank, NamingItem, default_bank
 from therapy_app.practice import custom, items, naming_plan, resume
-from therapy_app.practice.events import ExerciseKind, ItemPresented, Notice
+from therapy_app.practice.events import ExerciseKind, ItemPresented, ListFinished, Notice, State
 from therapy_app.practice.listening import Listening
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.practice.settings import PracticeSettings
@@ -31,6 +32,8 @@ class ItemLists:
         tries: practises the item presented.
         listening: its last recording is forgotten on a new item.
         bank: the naming pictures (None: the bundled bank, read when needed).
+        items_done: how many items the patient moved on from in this session
+            (a program's counter counts them).
     """
 
     def __init__(
@@ -44,6 +47,7 @@ class ItemLists:
         tries: ItemTries,
         listening: Listening,
         bank: NamingBank | None = None,
+        items_done: Callable[[], int] = lambda: 0,
     ) -> None:
         self._machine = machine
         self._kind = kind
@@ -54,9 +58,13 @@ class ItemLists:
         self._tries = tries
         self._listening = listening
         self._bank = bank
+        self._items_done = items_done
         self.list = items.ItemList()
         self.level = settings.repetition_level
         """Current list level (repetition 1..3, completion 0 = all)."""
+        self.finished = False
+        """The patient reached the end of the list (outside a program): nothing is presented."""
+        self._results: dict[int, bool] = {}  # list index -> got right, since the list started
 
     def begin(self) -> None:
         """Present the first item, or where the patient stopped last time (repetition)."""
@@ -111,6 +119,7 @@ class ItemLists:
         bank = self.bank
         self.list.replace([items.naming_item(p.item, bank, p.start_level, p.errors) for p in plan])
         self.level = 0
+        self._results = {}
         self.present(0)
 
     def _plan_unknown(self, exc: BaseException) -> None:
@@ -138,6 +147,7 @@ class ItemLists:
 
     def _load(self, custom_at: int = 0) -> None:
         # The patient's own words and sentences come first (the therapist's lists).
+        self._results = {}
         own = self._settings.custom_items
         if self._kind is ExerciseKind.REPETITION:
             self.list.replace(
@@ -165,20 +175,78 @@ class ItemLists:
         self.present(0)
         return True
 
+    @property
+    def session_length(self) -> int | None:
+        """Items today's session will have: the program's count, never more than the list.
+
+        None outside a program (the list's end shows a summary instead).
+        """
+        limit = self._settings.max_items
+        if limit is None:
+            return None
+        return min(limit, len(self.list)) if len(self.list) else limit
+
     def present(self, index: int) -> None:
-        """Show item ``index`` of the list and say it (past the end: back to the start)."""
+        """Show item ``index`` of the list and say it (past the end: back to the start).
+
+        In a program the list goes on from its start when the session started
+        late in it (repetition resumes); outside a program :meth:`next` stops
+        at the end instead.
+        """
         if not len(self.list):
             return
         if index >= len(self.list):
-            self._machine.emit(Notice(LIST_DONE))
+            if self._settings.max_items is None:
+                self._machine.emit(Notice(LIST_DONE))
             index = 0
+        self.finished = False
         item = self.list.select(index)
+        self._results.setdefault(index, False)
         self._listening.last_clip = None  # "Ma voix" on a new item: nothing yet (issue 10)
+        length = self.session_length
+        if length is None:
+            number, total = index + 1, len(self.list)
+        else:
+            # The counter tells the truth about today's session (issue 25).
+            number, total = min(self._items_done() + 1, length), length
         presented = ItemPresented(
-            self._kind, item.prompt, item.target, item.level, index, len(self.list), item.picture
+            self._kind,
+            item.prompt,
+            item.target,
+            item.level,
+            index,
+            len(self.list),
+            item.picture,
+            number,
+            total,
         )
         self._tries.start(item, presented)
 
     def next(self) -> None:
-        """The next item."""
-        self.present(self.list.index + 1)
+        """The next item; outside a program, after the last one: :class:`ListFinished`."""
+        index = self.list.index
+        if self._tries.item is not None:
+            self._results[index] = self._results.get(index, False) or self._tries.succeeded
+        if self._settings.max_items is None and index + 1 >= len(self.list):
+            self._finish()
+            return
+        self.present(index + 1)
+
+    def _finish(self) -> None:
+        # A summary, then the patient chooses to start again (issue 25): no
+        # silent restart, no item on screen that an answer could be scored against.
+        results = self._results
+        self._results = {}
+        self.finished = True
+        self._tries.clear()
+        self._listening.last_clip = None
+        self._machine.rest_state = State.IDLE
+        self._machine.set_state(State.IDLE)
+        self._machine.emit(ListFinished(len(results), sum(results.values())))
+
+    def restart(self) -> bool:
+        """After :class:`ListFinished`: the list again from its first item."""
+        if not self.finished or self._machine.waiting_for_engines:
+            return False
+        self.present(0)
+        return True

@@ -34,6 +34,45 @@ def patient_settings(
     return replace(base, trailing_silence_ms=pause_tolerance_ms, rate_factor=rate)
 
 
+def own_items(
+    custom_items: list[CustomItem],
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The patient's own texts, and (word, picture id) for the words given a picture."""
+    texts = tuple(item.text for item in custom_items)
+    pictures = tuple((item.text, item.picture) for item in custom_items if item.picture)
+    return texts, pictures
+
+
+def chosen_exercise_settings(
+    kind: ExerciseKind,
+    base: PracticeSettings,
+    pause_tolerance_ms: int,
+    program: Program | None,
+    custom_items: list[CustomItem],
+) -> PracticeSettings:
+    """An exercise the patient picks outside the program: their pace, and their own items first.
+
+    The patient's own words and sentences come first whenever the program
+    says so (its "Commencer par les mots et phrases du patient"), and when
+    no program is set; only exercises that use them get them.
+    """
+    settings = patient_settings(base, pause_tolerance_ms, program)
+    wanted = program is None or program.use_custom_items
+    if not (wanted and catalogue.info(kind).uses_custom_items):
+        return settings
+    texts, pictures = own_items(custom_items)
+    return replace(settings, custom_items=texts, custom_pictures=pictures)
+
+
+def announcement(position: int, count: int, kind: ExerciseKind) -> str:
+    """What is shown and said when a program's exercise starts.
+
+    "Exercice 2 sur 3 : Nommer des images. Dites le nom de ce que vous voyez."
+    """
+    entry = catalogue.info(kind)
+    return f"Exercice {position} sur {count} : {entry.name}. {entry.hint}"
+
+
 def step_settings(
     step: ProgramStep,
     program: Program,
@@ -80,8 +119,7 @@ def plan(
         One entry per step this version knows (a step of an exercise added by
         a newer release is skipped, with a log line).
     """
-    own = tuple(item.text for item in custom_items)
-    pictures = tuple((item.text, item.picture) for item in custom_items if item.picture)
+    own, pictures = own_items(custom_items)
     settings = patient_settings(base, pause_tolerance_ms, program)
     planned = []
     for step in program.steps:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+
 from therapy_app.audio.clip import AudioClip
 from therapy_app.errors import AudioDeviceError, SpeechSynthesisError
 from therapy_app.practice import cues
@@ -10,6 +13,8 @@ from therapy_app.practice.machine import PracticeMachine
 from therapy_app.speech import chain
 from therapy_app.speech.services import SpeechServices
 from therapy_app.tts.options import MAX_RATE_WPM, MIN_RATE_WPM, SynthesisOptions
+
+_LOGGER = logging.getLogger(__name__)
 
 NO_SPEAKER = "Le son ne sort pas : lisez la phrase à l'écran."
 NO_CUE = Cue(0, "", "", "", cues.NORMAL_RATE_WPM)
@@ -49,6 +54,28 @@ class Voice:
         Without a speaker the patient is told once to read the screen, and the
         exercise goes on as if the sentence had been heard.
         """
+        self._say(cue, lambda: self._machine.set_state(then), self._machine.fail)
+
+    def announce(self, text: str, after: Callable[[], None]) -> None:
+        """Say an instruction (SPEAKING), then go IDLE and call ``after()``.
+
+        Not a cue: "Réécouter" does not say it again. Whatever goes wrong with
+        the voice, ``after`` is called: an announcement never stops the exercise.
+        """
+
+        def done() -> None:
+            self._machine.set_state(State.IDLE)
+            after()
+
+        def failed(exc: BaseException) -> None:
+            _LOGGER.warning("announcement not spoken: %r", exc)
+            done()
+
+        self._say(Cue(0, "", text, text, cues.NORMAL_RATE_WPM), done, failed)
+
+    def _say(
+        self, cue: Cue, on_end: Callable[[], None], on_error: Callable[[BaseException], None]
+    ) -> None:
         self._token += 1
         token = self._token
         self._machine.set_state(State.SPEAKING)
@@ -59,7 +86,7 @@ class Voice:
                 return
             if tts_s is not None:
                 self.tts_s = tts_s
-            self._machine.set_state(then)
+            on_end()
 
         def failed(exc: BaseException) -> None:
             if token != self._token:
@@ -68,9 +95,9 @@ class Voice:
                 if not self._warned:
                     self._warned = True
                     self._machine.emit(Notice(f"{NO_SPEAKER} {french_message(exc)}"))
-                self._machine.set_state(then)
+                on_end()
                 return
-            self._machine.fail(exc)
+            on_error(exc)
 
         rate = min(max(cue.rate_wpm * self._rate_factor, MIN_RATE_WPM), MAX_RATE_WPM)
         options = SynthesisOptions(rate_wpm=rate, pause_between_words_ms=cue.pause_ms)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLayout, QPushButton, QWidget
 
 from therapy_app.gui import theme
 from therapy_app.gui.patient.sentence_view import sentence_html
@@ -32,10 +32,10 @@ class ChoiceButton(QPushButton):
         self.setAccessibleName(f"Choix {number} : {proposal.text}")
         self.setToolTip(f"Touche {number}")
         key = QLabel(f"{number}")
-        key.setFixedSize(48, 48)
+        key.setFixedSize(44, 44)
         key.setAlignment(Qt.AlignmentFlag.AlignCenter)
         key.setStyleSheet(
-            f"background:{theme.ACCENT}; color:white; border-radius:24px;"
+            f"background:{theme.ACCENT}; color:white; border-radius:22px;"
             f" font-weight:bold; font-size:{theme.BASE_POINT_SIZE}pt;"
         )
         self.sentence = QLabel(sentence_html(proposal.text, proposal.diff))
@@ -47,8 +47,27 @@ class ChoiceButton(QPushButton):
         for child in (key, self.sentence):
             child.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(14, 8, 14, 8)
+        layout.setContentsMargins(14, 6, 14, 6)
         layout.setSpacing(16)
         layout.addWidget(key)
         layout.addWidget(self.sentence, 1)
-        self.setMinimumHeight(max(theme.BUTTON_MIN_HEIGHT, 80))
+        # The height follows the sentence at the width given (one line, or
+        # two for a long one), not a wrapped guess; the theme's minimum keeps
+        # it a big target: three proposals and the record button fit a
+        # laptop screen (issue 25).
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        policy = self.sizePolicy()
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt API
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt API
+        layout = self.layout()
+        needed = layout.totalHeightForWidth(width) if layout is not None else 0
+        return max(self.minimumHeight(), needed)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.heightForWidth(max(self.width(), hint.width())))

@@ -15,6 +15,7 @@ class CompletionScreen(PracticeScreen):
     """The cue with its blank; on a miss: slower, first sounds, then the answer to repeat."""
 
     title = "Compléter la phrase"
+    items_name = "Questions"
 
     def __init__(self, controller: PracticeController, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
@@ -30,7 +31,7 @@ class CompletionScreen(PracticeScreen):
 
     def on_item(self, event: ItemPresented) -> None:
         self.cue_text.setText(event.prompt)
-        self.counter.setText(f"Question {event.index + 1} sur {event.count}")
+        self.counter.setText(f"Question {event.number} sur {event.total}")
 
     def on_cue(self, event: CueGiven) -> None:
         super().on_cue(event)

@@ -18,6 +18,7 @@ from therapy_app.practice.events import Corrected, Heard, ItemPresented, Proposa
 INVITATION = "Dites une phrase, comme elle vient."
 KEY_LISTEN = Qt.Key.Key_E
 """Hear the proposal that has the focus (left hand; Tab moves between proposals)."""
+LISTEN_SHEET = "QPushButton { min-height: 56px; padding: 4px 16px; }"
 NO_CORRECTION = "(La correction automatique n'est pas installée : voici ce que j'ai entendu.)"
 
 
@@ -31,11 +32,11 @@ class FreeSpeechScreen(PracticeScreen):
         self.invitation = label(INVITATION, "title")
         self.invitation.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.heard_text = label("", "muted")
-        self.heard_text.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.question = label("Vouliez-vous dire… ?", "title")
+        self.heard_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.question = label("Vouliez-vous dire… ?", "title", wrap=False)
         self.note = label(NO_CORRECTION, "muted")
         self.choices_box = QVBoxLayout()
-        self.choices_box.setSpacing(10)
+        self.choices_box.setSpacing(8)
         self.chosen = label("", "huge")
         self.chosen.setTextFormat(Qt.TextFormat.RichText)
         self.chosen.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -43,8 +44,15 @@ class FreeSpeechScreen(PracticeScreen):
         self.listen_buttons: list[QPushButton] = []
         self._choice_rows: list[QWidget] = []
         self._chosen_proposal: Proposal | None = None
-        for widget in (self.invitation, self.heard_text, self.question, self.note):
-            self.prompt_area.addWidget(widget)
+        # The question and what was heard share a line: with three proposals
+        # the record button still shows on a 768-pixel screen (issue 25).
+        top = QHBoxLayout()
+        top.setSpacing(24)
+        top.addWidget(self.question)
+        top.addWidget(self.heard_text, 1)
+        self.prompt_area.addWidget(self.invitation)
+        self.prompt_area.addLayout(top)
+        self.prompt_area.addWidget(self.note)
         self.prompt_area.addLayout(self.choices_box)
         self.prompt_area.addWidget(self.chosen)
         for number in (1, 2, 3):
@@ -86,6 +94,9 @@ class FreeSpeechScreen(PracticeScreen):
                 key="E",
             )
             listen.setAccessibleName(f"Écouter la phrase {number}")
+            # As low as its proposal (three rows and the record button on a laptop).
+            listen.setMinimumHeight(0)
+            listen.setStyleSheet(LISTEN_SHEET)
             listen.clicked.connect(self._listener(number - 1))
             row = QWidget()
             row_layout = QHBoxLayout(row)
@@ -111,13 +122,6 @@ class FreeSpeechScreen(PracticeScreen):
     def _listen_key(self) -> None:
         if self.choices:
             self.controller.hear_proposal(self._focused_row())
-
-    def _next_key(self) -> None:
-        # While choosing, S takes the proposal in focus, as "Suivant" would take the first.
-        if self.choices and self.controller.state is State.REVIEWING:
-            self.controller.choose(self._focused_row())
-            return
-        super()._next_key()
 
     def _continue(self) -> None:
         # Enter on a focused proposal or its "Écouter" acts on that button (the
@@ -181,15 +185,17 @@ class FreeSpeechScreen(PracticeScreen):
         if state is State.REVIEWING:
             count = len(self.choices)
             keys = " / ".join(str(n) for n in range(1, count + 1))
-            return f"Choisissez la phrase (touche {keys}). Touche E : l'écouter."
+            return f"Choisissez la phrase (touche {keys}).  E\u00a0: l'écouter.  S\u00a0: aucune."
         if state is State.AWAITING_REPETITION:
             return "À vous ! Appuyez sur le bouton rouge et répétez la phrase."
         return super().status_text(state)
 
-    def enter_validates(self, state: State) -> bool:
-        return state is State.REVIEWING
-
     def next_enabled(self, state: State) -> bool:
-        return state is State.REVIEWING or (
-            state is State.AWAITING_REPETITION and self.controller.item is not None
+        # On "Vouliez-vous dire… ?" "Suivant" takes none of the sentences: the
+        # patient says another one (issue 25); Enter or 1/2/3 takes one.
+        choosing = bool(self.controller.proposals) and state in (State.REVIEWING, State.SPEAKING)
+        repeating = self.controller.item is not None and state in (
+            State.AWAITING_REPETITION,
+            State.SPEAKING,
         )
+        return choosing or repeating

@@ -20,6 +20,7 @@ class NamingScreen(PracticeScreen):
     """The picture; the cues shown beside it as they come (meaning, first sound, word)."""
 
     title = "Nommer des images"
+    items_name = "Images"
 
     def __init__(self, controller: PracticeController, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
@@ -54,7 +55,7 @@ class NamingScreen(PracticeScreen):
     def on_item(self, event: ItemPresented) -> None:
         self.picture.load(event.picture)
         self.picture.setToolTip("")  # the name must not show on hover
-        self.counter.setText(f"Image {event.index + 1} sur {event.count}")
+        self.counter.setText(f"Image {event.number} sur {event.total}")
         self._clear_cue()
 
     def on_cue(self, event: CueGiven) -> None:

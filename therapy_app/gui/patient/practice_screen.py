@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QProgressBar,
     QScrollArea,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -27,13 +28,16 @@ from therapy_app.gui.widgets import (
 )
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import (
+    Announced,
     AttemptSaved,
     Corrected,
     CueGiven,
     ErrorOccurred,
+    ExerciseKind,
     Feedback,
     Heard,
     ItemPresented,
+    ListFinished,
     Notice,
     PracticeEvent,
     Speaking,
@@ -51,6 +55,8 @@ KEY_MY_VOICE = Qt.Key.Key_V
 KEY_NEXT = Qt.Key.Key_S
 RECORD_TEXT = f"{theme.ICON_RECORD}\nParler"
 STOP_TEXT = f"{theme.ICON_STOP}\nArrêter"
+LIST_FINISHED = "Bravo, vous avez fini la liste !"
+RESTART_TEXT = "Recommencer la liste"
 
 # What the patient is told in each state (short, plain French).
 STATUS = {
@@ -64,6 +70,33 @@ STATUS = {
     State.SCORING: "Je vérifie…",
     State.FEEDBACK: "",
 }
+
+
+class _PromptScroll(QScrollArea):
+    """Scrolls the prompt only when the screen is too short; otherwise exactly its height.
+
+    QScrollArea asks for a bounded guess; this asks for what the page needs at
+    its width, so the record row sits right under the prompt.
+    """
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt API
+        hint = super().sizeHint()
+        page = self.widget()
+        if page is None:
+            return hint
+        width = self.viewport().width() or page.sizeHint().width()
+        layout = page.layout()
+        if layout is not None and layout.hasHeightForWidth():
+            height = layout.totalHeightForWidth(width)
+        else:
+            height = page.sizeHint().height()
+        return QSize(hint.width(), height + 2 * self.frameWidth())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt API
+        # The page changed (proposals shown, a cue): the screen lays out again.
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
 
 
 class PracticeScreen(QWidget):
@@ -86,6 +119,8 @@ class PracticeScreen(QWidget):
     attempt_saved = Signal(int)
 
     title = ""
+    items_name = "Éléments"
+    """What the list's summary counts ("Images réussies : 12 sur 20.")."""
 
     def __init__(self, controller: PracticeController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -93,7 +128,11 @@ class PracticeScreen(QWidget):
         self._feedback: Feedback | None = None
 
         self.status = label(STATUS[State.IDLE], "status")
-        self.status.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        # A program's next exercise says what it is before its first item (issue 25).
+        self.announcement = label("", "status")
+        self.announcement.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.announcement.setAccessibleName("Nouvel exercice")
+        self.announcement.hide()
         self.banner = Banner()
         self.prompt_area = QVBoxLayout()
         self.prompt_area.setSpacing(12)
@@ -105,14 +144,19 @@ class PracticeScreen(QWidget):
         self.record_key = label("(Espace)", "muted", wrap=False)
         self.record_key.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.meter = LevelMeter()
-        policy = self.meter.sizePolicy()
-        policy.setRetainSizeWhenHidden(True)  # no layout jump when recording starts
-        self.meter.setSizePolicy(policy)
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)  # indeterminate: the engines give no progress
         self.busy.setTextVisible(False)
         self.busy.setFixedWidth(320)
-        self.busy.hide()
+        # The key, the level meter while recording and the progress while the
+        # engines work take turns under the button: one row of height, no jump.
+        self.under_record = QStackedWidget()
+        for widget in (self.record_key, self.meter, self.busy):
+            self.under_record.addWidget(widget)
+        self.under_record.setFixedSize(
+            max(self.meter.minimumWidth(), self.busy.width(), self.record_key.sizeHint().width()),
+            max(self.meter.minimumHeight(), self.busy.sizeHint().height()),
+        )
 
         self.feedback_title = label("", "success")
         self.feedback_title.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -122,12 +166,14 @@ class PracticeScreen(QWidget):
         self.cue_label = label("", "status")
         self.cue_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         feedback_box = QVBoxLayout()
+        feedback_box.setContentsMargins(0, 0, 0, 0)
         feedback_box.setSpacing(4)
-        feedback_box.addStretch(1)
         for widget in (self.feedback_title, self.stars, self.cue_label, self.heard):
             feedback_box.addWidget(widget)
             widget.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        feedback_box.addStretch(1)
+        self.feedback_panel = QWidget()
+        self.feedback_panel.setLayout(feedback_box)
+        self.feedback_panel.hide()  # hidden until a verdict
         self._clear_feedback()
 
         self.replay_button = big_button(theme.ICON_REPLAY, "Réécouter", tooltip="Touche R", key="R")
@@ -136,12 +182,13 @@ class PracticeScreen(QWidget):
         )
         self.next_button = big_button(theme.ICON_NEXT, "Suivant", "primary", "Touche S", key="S")
 
-        record_column = QVBoxLayout()
+        self.record_panel = QWidget()
+        record_column = QVBoxLayout(self.record_panel)
+        record_column.setContentsMargins(0, 0, 0, 0)
         record_column.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        record_column.setSpacing(4)
         record_column.addWidget(self.record_button, 0, Qt.AlignmentFlag.AlignHCenter)
-        record_column.addWidget(self.record_key, 0, Qt.AlignmentFlag.AlignHCenter)
-        record_column.addWidget(self.meter, 0, Qt.AlignmentFlag.AlignHCenter)
-        record_column.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignHCenter)
+        record_column.addWidget(self.under_record, 0, Qt.AlignmentFlag.AlignHCenter)
 
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -149,40 +196,63 @@ class PracticeScreen(QWidget):
             buttons.addWidget(button)
         buttons.addStretch(1)
 
-        prompt_card = QFrame()
+        self.prompt_card = prompt_card = QFrame()
         set_role(prompt_card, "card")
         prompt_card.setLayout(self.prompt_area)
 
+        # The end of the list (outside a program): a summary, then the patient
+        # chooses to start again (issue 25: it restarted silently).
+        self.summary = QFrame()
+        set_role(self.summary, "card")
+        self.summary_title = label(LIST_FINISHED, "success")
+        self.summary_title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.summary_text = label("", "title")
+        self.summary_text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.restart_button = big_button(
+            theme.ICON_REPLAY, RESTART_TEXT, "primary", "Touche Entrée", key="Entrée"
+        )
+        summary_layout = QVBoxLayout(self.summary)
+        summary_layout.setSpacing(16)
+        summary_layout.addWidget(self.summary_title)
+        summary_layout.addWidget(self.summary_text)
+        summary_layout.addWidget(self.restart_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        self.summary.hide()
+
         body = QWidget()
         body_layout = QVBoxLayout(body)
-        body_layout.setContentsMargins(32, 16, 32, 8)
-        body_layout.setSpacing(10)
+        body_layout.setContentsMargins(32, 10, 32, 4)
+        body_layout.setSpacing(8)
+        body_layout.addWidget(self.announcement)
         body_layout.addWidget(self.banner)
         body_layout.addWidget(prompt_card)
-        body_layout.addWidget(self.status)
-        # Record button and feedback side by side: the result appears next to
-        # the button just pressed, and the page fits 768-pixel-high screens.
-        middle = QHBoxLayout()
-        middle.setSpacing(32)
-        middle.addStretch(1)
-        middle.addLayout(record_column)
-        self.feedback_panel = QWidget()
-        self.feedback_panel.setLayout(feedback_box)
-        self.feedback_panel.hide()  # hidden until a verdict: the button stays centred
-        middle.addWidget(self.feedback_panel, 5)
-        middle.addStretch(1)
-        body_layout.addLayout(middle)
+        body_layout.addWidget(self.summary)
         body_layout.addStretch(1)
-        # Small screens (1366x768 laptops) scroll the exercise; the buttons below stay.
-        scroll = QScrollArea()
+        # Only what is read scrolls, when a long prompt needs it on a small
+        # screen (1366x768 laptops): the record button, what to do and the
+        # buttons below always show (issue 25: "Parler" went below the fold).
+        self.prompt_scroll = scroll = _PromptScroll()
         scroll.setWidget(body)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # What to do and the result, beside the button just pressed.
+        side = QVBoxLayout()
+        side.setSpacing(6)
+        side.addStretch(1)
+        side.addWidget(self.feedback_panel)
+        side.addWidget(self.status)
+        side.addStretch(1)
+        middle = QHBoxLayout()
+        middle.setContentsMargins(64, 0, 32, 0)
+        middle.setSpacing(40)
+        middle.addWidget(self.record_panel)
+        middle.addLayout(side, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 12)
         layout.setSpacing(8)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(scroll)  # its content's height, less when space is short
+        layout.addLayout(middle)
+        layout.addStretch(1)
         layout.addLayout(buttons)
 
         self._poll = QTimer(self)
@@ -193,6 +263,7 @@ class PracticeScreen(QWidget):
         self.replay_button.clicked.connect(self._replay)
         self.my_voice_button.clicked.connect(self._play_my_voice)
         self.next_button.clicked.connect(self._next_clicked)
+        self.restart_button.clicked.connect(self._restart)
         self._shortcuts: list[QShortcut] = []
         self._add_shortcut(Qt.Key.Key_Space, self._toggle_recording)
         self._add_shortcut(Qt.Key.Key_Return, self._continue)
@@ -212,15 +283,25 @@ class PracticeScreen(QWidget):
         return shortcut
 
     # ----- intents ------------------------------------------------------------
-    def start(self) -> None:
-        """Begin the exercise (the controller opens the session and says the first item)."""
-        self.controller.begin()
+    def start(self, announcement: str = "") -> None:
+        """Begin the exercise (the controller opens the session and says the first item).
+
+        Args:
+            announcement: a program's "Exercice 2 sur 3 : …", shown and said first.
+        """
+        self.controller.begin(announcement)
         self._refresh()
 
     def focus_default(self) -> None:
         """Focus the record button (Space works anywhere on the screen anyway)."""
-        if self.isVisible():
+        if not self.isVisible():
+            return
+        if self.summary.isVisible():
+            self.restart_button.setFocus()
+        elif self.record_button.isEnabled():
             self.record_button.setFocus()
+        else:  # nothing to record yet: no button holds the keys meanwhile
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def leave(self) -> None:
         """End the exercise (Escape or the back button)."""
@@ -241,7 +322,13 @@ class PracticeScreen(QWidget):
 
     def _continue(self) -> None:
         # Enter only validates: skipping an item on a stray key press would be unkind.
+        if self.controller.list_finished:
+            self._restart()
+            return
         self.controller.confirm()
+
+    def _restart(self) -> None:
+        self.controller.restart()
 
     def _next_key(self) -> None:
         # S does what "Suivant" does, only when the button can be used.
@@ -249,7 +336,10 @@ class PracticeScreen(QWidget):
             self._next_clicked()
 
     def _next_clicked(self) -> None:
-        if self.controller.state in (State.REVIEWING, State.FEEDBACK):
+        # "Suivant" always moves on: after a verdict, while a cue is said, and on
+        # "Vouliez-vous dire… ?", where it takes none of the sentences (issue 25);
+        # a sentence is taken with its number or Enter.
+        if self.controller.state is State.FEEDBACK:
             self.controller.confirm()
         else:
             self.controller.next_item()
@@ -260,7 +350,16 @@ class PracticeScreen(QWidget):
             self._on_state(event.state)
         elif isinstance(event, ItemPresented):
             self._clear_feedback()
+            self._show_summary(None)
             self.on_item(event)
+        elif isinstance(event, Announced):
+            self.announcement.setText(event.text)
+            self.announcement.show()
+            # No empty card while it is said: the item comes right after.
+            self.prompt_card.setVisible(self.controller.kind is ExerciseKind.FREE_SPEECH)
+        elif isinstance(event, ListFinished):
+            self._clear_feedback()
+            self._show_summary(event)
         elif isinstance(event, Heard):
             self.on_heard(event)
         elif isinstance(event, Corrected):
@@ -283,6 +382,7 @@ class PracticeScreen(QWidget):
     def _on_state(self, state: State) -> None:
         if state is State.RECORDING:
             self._clear_feedback()
+            self.announcement.hide()  # seen: the patient answers now
             self._poll.start()
         else:
             self._poll.stop()
@@ -292,12 +392,24 @@ class PracticeScreen(QWidget):
     def _poll_level(self) -> None:
         self.meter.set_level(self.controller.input_level)
 
+    def _show_summary(self, finished: ListFinished | None) -> None:
+        """The end-of-list summary (None: back to the exercise)."""
+        shown = finished is not None
+        if finished is not None:
+            self.summary_text.setText(
+                f"{self.items_name} réussies : {finished.succeeded} sur {finished.items}."
+            )
+        self.summary.setVisible(shown)
+        self.prompt_card.setVisible(not shown)
+        self.record_panel.setVisible(not shown)
+        if shown:
+            self.focus_default()
+
     def _clear_feedback(self) -> None:
         self._feedback = None
         for widget in (self.feedback_title, self.stars, self.cue_label, self.heard):
             widget.hide()
-        if hasattr(self, "feedback_panel"):
-            self.feedback_panel.hide()
+        self.feedback_panel.hide()
 
     def _show_feedback(self, feedback: Feedback) -> None:
         self._feedback = feedback
@@ -331,19 +443,21 @@ class PracticeScreen(QWidget):
         self.record_button.setProperty("recording", "true" if recording else "false")
         self.record_button.style().unpolish(self.record_button)
         self.record_button.style().polish(self.record_button)
-        if state.busy:
+        # Nothing is recorded before an item is on screen (issue 25).
+        can_record = self.controller.can_record
+        if not can_record:
             self._hold_focus()
-        self.record_button.setEnabled(not state.busy)
-        self.meter.setVisible(recording)
-        self.busy.setVisible(state.busy)
-        if not state.busy:
+        self.record_button.setEnabled(can_record)
+        shown = self.meter if recording else self.busy if state.busy else self.record_key
+        self.under_record.setCurrentWidget(shown)
+        if can_record:
             self._keep_focus()
         self.replay_button.setEnabled(self.controller.can_replay)
         self.my_voice_button.setEnabled(
             self.controller.has_recording and not state.busy and not recording
         )
         finished = self._feedback is not None and self._feedback.item_finished
-        validates = (state is State.FEEDBACK and finished) or self.enter_validates(state)
+        validates = state is State.FEEDBACK and finished
         self.next_button.setEnabled(validates or self.next_enabled(state))
         # The tooltip names Enter only when Enter does what the button does.
         self.next_button.setToolTip("Touche S ou Entrée" if validates else "Touche S")
@@ -369,6 +483,8 @@ class PracticeScreen(QWidget):
 
     def status_text(self, state: State) -> str:
         """The instruction line for ``state`` (subclasses may adapt it)."""
+        if self.controller.list_finished:
+            return "Entrée : recommencer la liste.   Échap : choisir un autre exercice."
         if state is State.FEEDBACK:
             if self._feedback is not None and self._feedback.item_finished:
                 return "S ou Entrée : continuer.   Espace : recommencer."
@@ -376,13 +492,10 @@ class PracticeScreen(QWidget):
         return STATUS[state]
 
     # ----- hooks for subclasses -------------------------------------------------
-    def enter_validates(self, state: State) -> bool:
-        """Whether Enter does what "Suivant" does in ``state`` (besides a finished item)."""
-        return False
-
     def next_enabled(self, state: State) -> bool:
-        """Whether "Suivant" is usable outside the feedback (skip an item)."""
-        return state in (State.AWAITING_REPETITION, State.IDLE) and self.controller.item is not None
+        """Whether "Suivant" is usable outside the feedback (skip an item, even while said)."""
+        skippable = (State.AWAITING_REPETITION, State.IDLE, State.SPEAKING)
+        return state in skippable and self.controller.item is not None
 
     def on_item(self, event: ItemPresented) -> None:
         """A new item: show its prompt."""

@@ -18,6 +18,7 @@ class RepetitionScreen(PracticeScreen):
     """Sentence on screen and spoken; on a miss, slower, word by word, first word given."""
 
     title = "Répéter des phrases"
+    items_name = "Phrases"
 
     def __init__(self, controller: PracticeController, parent: QWidget | None = None) -> None:
         super().__init__(controller, parent)
@@ -70,7 +71,7 @@ class RepetitionScreen(PracticeScreen):
         self.sentence.setText(event.prompt)
         if event.level in self.level_buttons:
             self.level_buttons[event.level].setChecked(True)
-        self.counter.setText(f"Phrase {event.index + 1} sur {event.count}")
+        self.counter.setText(f"Phrase {event.number} sur {event.total}")
         self.cue_display.hide()
 
     def on_cue(self, event: CueGiven) -> None:

@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject, Signal
 
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.practice import catalogue, program
+from therapy_app.practice.events import ExerciseKind
 from therapy_app.practice.settings import PracticeSettings
 from therapy_app.storage import Patient, SessionRepository
 from therapy_app.storage.programs import CustomItem, Program
@@ -58,11 +59,15 @@ class TodaysProgram(QObject):
         """The patient's program (None: none set, or not read yet)."""
         self.plan: list[program.PlannedExercise] = []
         self._queue: list[program.PlannedExercise] = []
+        self._own: list[CustomItem] = []
+        self.position = 0
+        """The program's exercise being run (1-based; 0 when none)."""
 
     def load(self, patient: Patient) -> None:
         """Forget the previous patient's program and read ``patient``'s."""
         self._patient_id = patient.id
-        self.program, self.plan, self._queue = None, [], []
+        self.program, self.plan, self._queue, self._own = None, [], [], []
+        self.position = 0
         repository = self._repository
 
         def read() -> tuple[Patient, Program | None, list[CustomItem]]:
@@ -91,24 +96,41 @@ class TodaysProgram(QObject):
             self.patient_gone.emit()
             return
         self.program = stored
+        self._own = own
         self.plan = (
             program.plan(stored, self._base, patient.pause_tolerance_ms, own) if stored else []
         )
         self.loaded.emit(patient, program_summary(self.plan, stored))
 
-    def settings_for(self, patient: Patient) -> PracticeSettings:
-        """An exercise chosen outside the program: the pause tolerance, the program's pace."""
-        return program.patient_settings(self._base, patient.pause_tolerance_ms, self.program)
+    def settings_for(self, patient: Patient, kind: ExerciseKind) -> PracticeSettings:
+        """An exercise chosen outside the program.
+
+        The patient's pause tolerance, the program's pace, and the patient's
+        own words and sentences first, as the program tab and the list say.
+        """
+        return program.chosen_exercise_settings(
+            kind, self._base, patient.pause_tolerance_ms, self.program, self._own
+        )
 
     def start(self) -> program.PlannedExercise | None:
         """The program's first exercise (None: no program)."""
         self._queue = list(self.plan)
+        self.position = 0
         return self.next()
 
     def next(self) -> program.PlannedExercise | None:
         """The program's next exercise (None: it is over)."""
-        return self._queue.pop(0) if self._queue else None
+        if not self._queue:
+            self.position = 0
+            return None
+        self.position += 1
+        return self._queue.pop(0)
+
+    def announcement(self, planned: program.PlannedExercise) -> str:
+        """ "Exercice 2 sur 3 : Nommer des images. …" for the exercise :meth:`next` gave."""
+        return program.announcement(self.position, len(self.plan), planned.kind)
 
     def stop(self) -> None:
         """Leave the program (the patient went back)."""
         self._queue = []
+        self.position = 0

@@ -26,7 +26,7 @@ from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.attempt_detail import AttemptDetail
 from therapy_app.gui.therapist.backup_panel import BackupPanel
 from therapy_app.gui.therapist.charts import ProgressPanel
-from therapy_app.gui.therapist.custom_list_panel import CustomListPanel
+from therapy_app.gui.therapist.custom_list_editing import CheckedCustomListPanel
 from therapy_app.gui.therapist.exports_panel import ExportPanel
 from therapy_app.gui.therapist.history import HistoryPanel
 from therapy_app.gui.therapist.login import LoginPage
@@ -38,6 +38,7 @@ from therapy_app.gui.therapist.patient_settings import PatientSettings
 from therapy_app.gui.therapist.program_panel import ProgramPanel
 from therapy_app.gui.therapist.recovery import NewCodeButton, RecoveryCodeBox, ResetPasswordPage
 from therapy_app.gui.therapist.style import apply_style, set_role
+from therapy_app.gui.widgets import guard_wheel
 from therapy_app.storage import Patient, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
@@ -63,7 +64,18 @@ JOB_GROUPS = (
 _ACTIVITY_EVENTS = frozenset(
     {QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel}
 )
-TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS, TAB_BACKUP, TAB_PROGRAM, TAB_PATIENT = range(6)
+TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS, TAB_BACKUP, TAB_PROGRAM, TAB_LIST, TAB_PATIENT = range(7)
+LIST_MAX_WIDTH = 900
+"""The patient's list in its own tab: wide enough for long sentences, not a whole page."""
+
+
+def _scrolled(page: QWidget) -> QScrollArea:
+    """``page`` in a frameless scroll area (a laptop screen may be shorter than the page)."""
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setWidget(page)
+    return scroll
 
 
 def _cancel_groups(runner: TaskRunner) -> None:
@@ -140,7 +152,7 @@ class TherapistArea(QWidget):
         self.patient_settings.saved.connect(self._on_patient_saved)
         editor = self._editor_name
         self.program = ProgramPanel(repository, self._runner, editor, self.patient_settings)
-        self.custom_lists = CustomListPanel(repository, self._runner, editor)
+        self.custom_lists = CheckedCustomListPanel(repository, self._runner, editor)
         self.patient_panel = PatientPanel(repository, self._runner, editor)
         self.reset_page = ResetPasswordPage(repository, self._runner)
         self.code_box = RecoveryCodeBox()
@@ -170,18 +182,21 @@ class TherapistArea(QWidget):
         self.history_stack.addWidget(self.detail)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.history_stack, "Historique")
-        self.tabs.addTab(self.progress, "Progrès")
+        # Scrolled rather than growing the window past a 768-pixel screen (issue 25).
+        self.tabs.addTab(_scrolled(self.progress), "Progrès")
         self.tabs.addTab(self.exports, "Exports")
         self.tabs.addTab(self.backup, "Sauvegarde")
-        program_page = QWidget()
-        program_layout = QHBoxLayout(program_page)
-        program_layout.addWidget(self.program, 3)
-        program_layout.addWidget(self.custom_lists, 2)
-        self.program_scroll = QScrollArea()
-        self.program_scroll.setWidgetResizable(True)
-        self.program_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.program_scroll.setWidget(program_page)
+        # The program and the patient's list each get a tab: side by side the
+        # drop-downs and the list were cut on a 1366-pixel screen (issue 25).
+        self.program_scroll = _scrolled(self.program)
         self.tabs.addTab(self.program_scroll, "Programme")
+        self.custom_lists.setMaximumWidth(LIST_MAX_WIDTH)
+        list_page = QWidget()
+        list_layout = QHBoxLayout(list_page)
+        list_layout.setContentsMargins(0, 0, 0, 0)
+        list_layout.addWidget(self.custom_lists, 1)
+        self.list_scroll = _scrolled(list_page)
+        self.tabs.addTab(self.list_scroll, "Mots du patient")
         patient_scroll = QScrollArea()
         patient_scroll.setWidgetResizable(True)
         patient_scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -212,6 +227,7 @@ class TherapistArea(QWidget):
         splitter.setSizes([230, 1000])
         main = QWidget()
         main_layout = QVBoxLayout(main)
+        main_layout.setContentsMargins(0, 0, 0, 0)  # every pixel of height for the tabs
         main_layout.addLayout(header)
         main_layout.addWidget(self.message)
         main_layout.addWidget(self.code_box)
@@ -222,8 +238,10 @@ class TherapistArea(QWidget):
         self.stack.addWidget(main)
         self.stack.addWidget(self.reset_page)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 12, 12, 12)
+        layout.setContentsMargins(12, 8, 12, 8)
         layout.addWidget(self.stack)
+        # Scrolling a tab with the wheel must not change the fields it passes over.
+        guard_wheel(self)
 
         self._idle = QTimer(self)
         self._idle.setSingleShot(True)
@@ -361,7 +379,11 @@ class TherapistArea(QWidget):
         self.reset_page.start()
         self._runner.cancel_stale("therapist-patients")
         self._runner.cancel_stale("therapist-export")
+        # Clearing moves the current row from patient to patient: nothing is to
+        # be read for them now (and the runner may be shut down: the app closes).
+        self.patient_list.blockSignals(True)
         self.patient_list.clear()
+        self.patient_list.blockSignals(False)
         self._patients = {}
         self.tabs.setEnabled(False)
         self.tabs.setCurrentIndex(TAB_HISTORY)
@@ -385,6 +407,25 @@ class TherapistArea(QWidget):
         self.lock(refresh=False)
         _cancel_groups(self._runner)
         self.closed.emit()
+
+    def go_back(self) -> None:
+        """Escape or the header's « Retour (Échap) ».
+
+        From an attempt's detail back to the history, from the password
+        reset back to the login; anywhere else the area locks and the patient
+        screens come back (what the header's button says).
+        """
+        if self.stack.currentWidget() is self.reset_page:
+            self._back_to_login()
+        elif (
+            self.is_unlocked
+            and self.tabs.currentIndex() == TAB_HISTORY
+            and (self.history_stack.currentWidget() is self.detail)
+        ):
+            self._show_history()
+            self.history.attempt_view.setFocus()
+        else:
+            self.leave()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         if self._login_stale and not self.is_unlocked:

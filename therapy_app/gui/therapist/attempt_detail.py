@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
@@ -128,6 +128,8 @@ class AttemptDetail(QWidget):
         )
         for key, label in score_names:
             value = value_label()
+            # Short values ("100 %") never wrap: the box keeps room for them.
+            value.setWordWrap(False)
             self.scores[key] = value
             scores.addRow(label + " :", value)
 
@@ -140,12 +142,14 @@ class AttemptDetail(QWidget):
         left.setSpacing(10)
         left.addLayout(texts)
         left.addWidget(_rule())
-        left.addWidget(section_label("Corriger la transcription"))
-        left.addWidget(self.transcript_editor)
-        left.addWidget(self.repetition_editor)
+        # The verdict right under what was said and heard: on a 1366x768
+        # screen its buttons show without scrolling (issue 25).
         self.verdict = VerdictOverride()  # issue 10: the therapist may decide the verdict
         left.addWidget(section_label("Verdict"))
         left.addWidget(self.verdict)
+        left.addWidget(section_label("Corriger la transcription"))
+        left.addWidget(self.transcript_editor)
+        left.addWidget(self.repetition_editor)
         left.addWidget(section_label("Historique des corrections"))
         left.addWidget(self.no_edit)
         left.addWidget(self.edit_history)
@@ -154,17 +158,20 @@ class AttemptDetail(QWidget):
         right.addWidget(section_label("Scores"))
         right.addLayout(scores)
         right.addStretch(1)
-        score_box = QFrame()
+        self.score_box = score_box = QFrame()
         score_box.setFrameShape(QFrame.Shape.StyledPanel)
         score_box.setLayout(right)
         content = QWidget()
         body = QHBoxLayout(content)
         body.setSpacing(16)
-        body.addLayout(left, 3)
-        body.addWidget(score_box, 1)
+        # The scores keep their width ("Mots grammatica…" was cut, issue 25);
+        # the texts on the left wrap.
+        body.addLayout(left, 1)
+        body.addWidget(score_box, 0)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(content)
 
         header = QHBoxLayout()

@@ -96,7 +96,8 @@ def build_chart(
     title_font.setPointSize(point_size + 1)
     title_font.setBold(True)
     chart.setTitleFont(title_font)
-    suffix = "" if points else " — aucune donnée"
+    # On a line of its own: appended, it cut the title short with "..." (issue 25).
+    suffix = "" if points else "<br>aucune donnée"
     chart.setTitle(metric.title + suffix)
 
     series = QLineSeries()

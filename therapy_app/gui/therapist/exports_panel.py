@@ -150,14 +150,16 @@ class ExportPanel(QWidget):
         pdf_layout.addWidget(
             _help("Résumé, tableau des séances et graphiques de progrès pour la période choisie.")
         )
+        # Period and charts on one line: the button shows without scrolling
+        # on a 1366x768 screen (issue 25).
         grid = QGridLayout()
         grid.addWidget(QLabel("Du :"), 0, 0)
         grid.addWidget(self.start_date, 0, 1)
         grid.addWidget(QLabel("Au :"), 0, 2)
         grid.addWidget(self.end_date, 0, 3)
-        grid.addWidget(QLabel("Graphiques :"), 1, 0)
-        grid.addWidget(self.report_exercise, 1, 1, 1, 3)
-        grid.setColumnStretch(4, 1)
+        grid.addWidget(QLabel("Graphiques :"), 0, 4)
+        grid.addWidget(self.report_exercise, 0, 5)
+        grid.setColumnStretch(6, 1)
         pdf_layout.addLayout(grid)
         row = QHBoxLayout()
         row.addWidget(self.pdf_button)
@@ -169,6 +171,8 @@ class ExportPanel(QWidget):
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # holds paths
         content = QWidget()
         inner = QVBoxLayout(content)
+        inner.setContentsMargins(0, 4, 4, 0)
+        inner.setSpacing(6)
         inner.addWidget(csv_box)
         inner.addWidget(chat_box)
         inner.addWidget(pdf_box)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QWidget
 
 from therapy_app import pause_tolerance
 from therapy_app.gui.tasks import TaskRunner
@@ -38,8 +38,7 @@ class PatientSettings(QWidget):
         self._repository = repository
         self._runner = runner
         self._patient: Patient | None = None
-        title = QLabel(PAUSE_LABEL)
-        title.setWordWrap(True)
+        title = QLabel(PAUSE_LABEL + " :")
         self.pause = QDoubleSpinBox()
         self.pause.setRange(pause_tolerance.MIN_MS / 1000, pause_tolerance.MAX_MS / 1000)
         self.pause.setSingleStep(0.5)
@@ -50,11 +49,13 @@ class PatientSettings(QWidget):
         title.setBuddy(self.pause)
         self.status = QLabel()
         set_role(self.status, "muted")
-        layout = QVBoxLayout(self)
+        self.pause.setMaximumWidth(160)
+        # One line: the program tab fits a 768-pixel screen (issue 25).
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)
         layout.addWidget(self.pause)
-        layout.addWidget(self.status)
+        layout.addWidget(self.status, 1)
         self.pause.editingFinished.connect(self._save)
         self.setEnabled(False)
 

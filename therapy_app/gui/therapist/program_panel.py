@@ -37,6 +37,7 @@ from therapy_app.storage.programs import (
 _LOGGER = logging.getLogger(__name__)
 
 ALL_THEMES = "Tous les thèmes"
+ARROW_SHEET = "QPushButton { min-height: 24px; padding: 2px 8px; }"
 NO_STEP = "Cochez au moins un exercice."
 
 
@@ -70,6 +71,7 @@ class StepRow(QWidget):
         self.down = QPushButton("↓")
         for button, label in ((self.up, "Plus tôt"), (self.down, "Plus tard")):
             button.setFixedWidth(52)
+            button.setStyleSheet(ARROW_SHEET)  # as low as the drop-downs beside it
             button.setToolTip(label)
             button.setAccessibleName(f"{label} : {entry.therapist_name}")
         row = QHBoxLayout(self)
@@ -179,17 +181,19 @@ class ProgramPanel(QWidget):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.hide()
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(self.status, 1)
+        # "Enregistrer" beside the title: on a 1366x768 screen it shows without
+        # scrolling, whatever the form's length (issue 25).
+        header = QHBoxLayout()
+        header.addWidget(self.patient_label, 1)
+        header.addWidget(self.save_button)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.patient_label)
+        layout.addLayout(header)
+        layout.addWidget(self.status)
         layout.addWidget(intro)
         layout.addWidget(steps_box)
         layout.addLayout(form)
-        layout.addLayout(buttons)
         layout.addStretch(1)
         self.save_button.clicked.connect(self.save)
         self.set_patient(None)

@@ -45,9 +45,18 @@ class VerdictOverride(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = value_label()
-        self.success_button = QPushButton("Compter comme réussi")
-        self.failure_button = QPushButton("Compter comme échoué")
-        self.automatic_button = QPushButton("Revenir au calcul automatique")
+        # Short words on the buttons, the whole action in their names: the
+        # row fits beside the scores on a 1366-pixel screen (issue 25).
+        self.success_button = QPushButton("✔ Réussi")
+        self.failure_button = QPushButton("✘ Échoué")
+        self.automatic_button = QPushButton("↺ Calcul automatique")
+        for button, action in (
+            (self.success_button, "Compter comme réussi"),
+            (self.failure_button, "Compter comme échoué"),
+            (self.automatic_button, "Revenir au calcul automatique"),
+        ):
+            button.setAccessibleName(action)
+            button.setToolTip(action)
         self.history = value_label()
         buttons = QHBoxLayout()
         for button in (self.success_button, self.failure_button, self.automatic_button):

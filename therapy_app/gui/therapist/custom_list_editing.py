@@ -1,0 +1,107 @@
+"""The patient's list edited with care: a "Mot" is a word; "Retirer" asks and keeps the place.
+
+Issue 25 (walkthrough at 1366×768): a sentence was accepted as a "Mot", and
+"Retirer" removed at once and sent the list back to its top after each
+removal. The checks live here, over :class:`CustomListPanel`, so that its
+file and its list files (edited elsewhere at the same time) stay as they are.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QPushButton, QSizePolicy
+
+from therapy_app.gui.therapist.custom_list_panel import CustomListPanel
+from therapy_app.naming.bank import default_bank
+from therapy_app.practice.custom import word_problem
+from therapy_app.storage.programs import CustomItem
+
+_LOGGER = logging.getLogger(__name__)
+
+REMOVE_TITLE = "Retirer de la liste"
+LIST_MIN_HEIGHT = 120
+"""Four rows of the list at least."""
+
+
+class CheckedCustomListPanel(CustomListPanel):
+    """:class:`CustomListPanel` that refuses a sentence as a "Mot" and confirms each removal.
+
+    Same arguments and signals as :class:`CustomListPanel`.
+
+    Attributes:
+        confirm_box: the open "Retirer … ?" question (None when none is open).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.confirm_box: QMessageBox | None = None
+        self._remove_yes: QPushButton | None = None
+        self._items: dict[int, CustomItem] = {}
+        self._keep_place: tuple[int, int] | None = None  # (row, scroll) after the next reload
+        # The list takes the height left and scrolls: the fields and buttons
+        # under it stay in sight on a 768-pixel screen (issue 25).
+        self.list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        self.list.setMinimumHeight(LIST_MIN_HEIGHT)
+
+    # -- adding --------------------------------------------------------------------
+
+    def add(self) -> None:
+        """Add the typed word or sentence; a "Mot" that is a sentence is refused in French."""
+        text = " ".join(self.text.text().split())
+        if text and self.kind.currentData() == "word":
+            known = {item.word for item in default_bank().items}
+            problem = word_problem(text, known)
+            if problem is not None:
+                self._show_status(problem, "error")
+                self.text.setFocus()
+                return
+        super().add()
+
+    # -- removing ------------------------------------------------------------------
+
+    def remove_selected(self) -> None:
+        """Ask "Retirer « … » ?" naming the item; it is removed only on "Retirer"."""
+        row = self.list.currentItem()
+        if row is None or self.confirm_box is not None:
+            return
+        item_id = row.data(Qt.ItemDataRole.UserRole)
+        item = self._items.get(item_id)
+        text = item.text if item is not None else row.text()
+        owner = f" de {self._patient.display_name}" if self._patient is not None else ""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            REMOVE_TITLE,
+            f"Retirer « {text} » de la liste{owner} ?\nIl ne sera plus proposé dans les exercices.",
+            QMessageBox.StandardButton.NoButton,
+            self,
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)  # typed by the therapist: never markup
+        self._remove_yes = box.addButton("Retirer", QMessageBox.ButtonRole.DestructiveRole)
+        cancel = box.addButton("Annuler", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(cancel)  # Enter by mistake removes nothing
+        box.setEscapeButton(cancel)
+        box.finished.connect(lambda _result: self._answered(box, item_id))
+        self.confirm_box = box
+        box.open()  # window-modal, not blocking: the event loop goes on
+
+    def _answered(self, box: QMessageBox, item_id: int) -> None:
+        confirmed = box.clickedButton() is self._remove_yes
+        self.confirm_box = self._remove_yes = None
+        box.deleteLater()
+        if not confirmed:
+            return
+        # The neighbour takes the removed row's place; the list does not jump.
+        self._keep_place = (self.list.currentRow(), self.list.verticalScrollBar().value())
+        self._submit(self._repository.remove_custom_item, item_id, on_done=lambda _: self.reload())
+
+    def _show_items(self, items: list[CustomItem]) -> None:
+        self._items = {item.id: item for item in items}
+        place, self._keep_place = self._keep_place, None
+        super()._show_items(items)
+        if place is not None and self.list.count():
+            row, scroll = place
+            self.list.setCurrentRow(min(row, self.list.count() - 1))
+            self.list.verticalScrollBar().setValue(scroll)
