@@ -9,6 +9,6 @@ else
   echo "PulseAudio not installed: real audio tests will be skipped" >&2
 fi
 export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
-# Some tests use onnxruntime directly; no telemetry from them either (issue 11, item 1).
+# Some tests use onnxruntime directly; no telemetry from them either.
 export ORT_DISABLE_TELEMETRY=1
 exec .venv/bin/python -m pytest "$@"

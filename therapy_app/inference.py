@@ -26,9 +26,9 @@ TELEMETRY_ENV = "ORT_DISABLE_TELEMETRY"
 # onnxruntime-gpu's official builds ship Microsoft's 1DS telemetry client: about
 # 9 s after the first session it resolves mobile.events.data.microsoft.com and
 # keeps retrying, and it stores a device id and queued events under
-# ~/.cache/Microsoft (issue 11, item 1). Only this variable, set before
-# onnxruntime is imported, stops it; disable_telemetry_events() after a session
-# exists does not. Health data never leaves the PC, so it is forced, not defaulted.
+# ~/.cache/Microsoft. Only this variable, set before onnxruntime is imported,
+# stops it; disable_telemetry_events() after a session exists does not. Health
+# data never leaves the PC, so it is forced, not defaulted.
 # Every import of onnxruntime in therapy_app goes through this module
 # (tests/test_privacy.py checks it).
 os.environ[TELEMETRY_ENV] = "1"

@@ -17,11 +17,9 @@ if TYPE_CHECKING:
 
 # Longest pause left between two stretches of speech for the recogniser. Whisper
 # base hears a word-finding pause of 1-2.5 s as an utterance boundary and may
-# guess fillers there. Measured on the halting dev set (60 Pico items, pauses
-# 0.3-2.5 s): 63.7 % WER trimmed only and 63.7 % capped at 0.3 s (0.2 s: 62.3,
-# 0.5 s: 65.8), i.e. neutral on a clean voice; replacing long pauses with digital
-# silence gave 63.0 -> 61.6 %, and 101.8 -> 89.2 % on a noisier mixed-voice draft.
-# Kept for that and for shorter audio (README, "Halting speech, end to end").
+# guess fillers there; capped pauses cost nothing on a clean voice, helped on
+# noisy ones and shorten the audio to decode (docs/decisions/0002-pauses-capped.md).
+# The stored recording keeps the pauses as they were.
 PAUSE_GAP_S = 0.3
 SEGMENT_PAD_MS = 100
 # Silence kept around the speech in the stored recording.

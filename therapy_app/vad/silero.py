@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ CONTEXT = 64  # samples of the previous window the model expects in front of eac
 WINDOW_S = WINDOW / SAMPLE_RATE
 # Aphasic speakers pause long between words (word-finding): a short trailing
 # silence would cut them off mid-sentence. Each patient's own value is stored
-# with the patient (therapy_app.pause_tolerance, issue 10).
+# with the patient (therapy_app.pause_tolerance); this is the default.
 DEFAULT_TRAILING_SILENCE_MS = pause_tolerance.DEFAULT_MS
 
 
@@ -107,7 +106,7 @@ class VoiceActivityDetector:
             bundle = model_store.ModelBundle(
                 model_store.VAD_MODEL,
                 Path(model_dir),
-                json.loads(sidecar.read_text(encoding="utf-8")),
+                model_store.read_sidecar(Path(model_dir), model_store.VAD_MODEL),
             )
         config = bundle.meta.get("vad", {})
         problems = bundle.verify()
@@ -263,7 +262,7 @@ def speech_segments_in(
     """:meth:`VoiceActivityDetector.speech_segments` from probabilities already computed.
 
     Lets one pass of the model over an utterance give both its trimming
-    segments and its pauses (issue 10: the VAD ran twice per utterance).
+    segments and its pauses, instead of running the VAD twice per utterance.
 
     Args:
         probs: :meth:`VoiceActivityDetector.speech_probabilities` of the clip.
