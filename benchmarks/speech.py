@@ -51,8 +51,16 @@ def _decode_pass(recognizer, items, clips, options: DecodeOptions) -> dict[str, 
         start = time.perf_counter()
         tr = recognizer.transcribe(clips[utt.uid], options)
         wall = time.perf_counter() - start
-        rows.append({"uid": utt.uid, "category": utt.category, "ref": utt.text,
-                     "hyp": tr.text, "audio_s": tr.audio_seconds, "latency_s": wall})
+        rows.append(
+            {
+                "uid": utt.uid,
+                "category": utt.category,
+                "ref": utt.text,
+                "hyp": tr.text,
+                "audio_s": tr.audio_seconds,
+                "latency_s": wall,
+            }
+        )
     out: dict[str, object] = {"options": asdict(options)}
     for cat in CATEGORIES:
         sub = [r for r in rows if r["category"] == cat]
@@ -153,17 +161,25 @@ def run(threads: int, gate: float | None = None, asr_dir: Path | None = None) ->
 def print_table(r: dict[str, object]) -> None:
     """Human-readable summary of the report."""
     print(f"provider {r['provider']} | {r['machine']} | test set {r['test_set']}")
-    print(f"{'decoding':<8} {'WER sent':>9} {'WER tele':>9} {'WER word':>9} "
-          f"{'med s':>7} {'p90 s':>7} {'RTF':>6}")
+    print(
+        f"{'decoding':<8} {'WER sent':>9} {'WER tele':>9} {'WER word':>9} "
+        f"{'med s':>7} {'p90 s':>7} {'RTF':>6}"
+    )
     for name in ("beam", "greedy"):
         d = r[name]
-        print(f"{name:<8} {d['wer_sentence']:>8}% {d['wer_telegraphic']:>8}% {d['wer_word']:>8}% "
-              f"{d['latency_median_s']:>7} {d['latency_p90_s']:>7} {d['rtf']:>6}")
+        print(
+            f"{name:<8} {d['wer_sentence']:>8}% {d['wer_telegraphic']:>8}% {d['wer_word']:>8}% "
+            f"{d['latency_median_s']:>7} {d['latency_p90_s']:>7} {d['rtf']:>6}"
+        )
     s, t = r["score"], r["tts"]
-    print(f"score top-1 {100 * s['top1_accuracy']:.1f}% ({s['candidates_per_call']} candidates, "
-          f"median {s['latency_median_s']} s)")
-    print(f"TTS {t['voice']}: first audio warm median {t['first_audio_warm_median_s']} s, "
-          f"p90 {t['first_audio_warm_p90_s']} s (load {t['load_s']} s)")
+    print(
+        f"score top-1 {100 * s['top1_accuracy']:.1f}% ({s['candidates_per_call']} candidates, "
+        f"median {s['latency_median_s']} s)"
+    )
+    print(
+        f"TTS {t['voice']}: first audio warm median {t['first_audio_warm_median_s']} s, "
+        f"p90 {t['first_audio_warm_p90_s']} s (load {t['load_s']} s)"
+    )
     print(f"VAD RTF {r['vad']['rtf']} | peak memory {r['peak_memory_mb']} MB")
 
 

@@ -46,9 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import torch  # noqa: F401  (build-time dependency check)
     except ImportError:
-        print(
-            "Building models needs the build extra: pip install -e '.[build]'", file=sys.stderr
-        )
+        print("Building models needs the build extra: pip install -e '.[build]'", file=sys.stderr)
         return 2
     for folder in build_all(args.out, force=args.force):
         print(folder)

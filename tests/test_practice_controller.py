@@ -176,9 +176,7 @@ def test_leaving_the_proposals_stores_no_choice_and_no_score(
     heard = next(e for e in events if isinstance(e, Heard))
     assert record.kind == "free_speech" and record.raw_transcript == heard.text
     # The corrector ran (it ships with the app): its proposals are stored as offered.
-    assert [c.text for c in record.correction_alternatives] == [
-        p.text for p in corrected.proposals
-    ]
+    assert [c.text for c in record.correction_alternatives] == [p.text for p in corrected.proposals]
     assert record.correction_best is not None
     # Before: proposal 1 was stored as chosen and the utterance scored against it.
     assert record.chosen_sentence is None and record.repetition_transcript is None

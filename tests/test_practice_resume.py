@@ -20,8 +20,6 @@ def test_a_missed_sentence_stored_without_cue_level_is_presented_again(tmp_path:
     with SessionRepository(tmp_path, clock=FakeClock()) as repo:
         patient = repo.create_patient("Jeanne")
         session = repo.start_session(patient.id, "repetition")
-        repo.add_attempt(
-            make_record(session.id, target_text=target, success=False, cue_level=None)
-        )
+        repo.add_attempt(make_record(session.id, target_text=target, success=False, cue_level=None))
         point = repetition_resume_point(repo, patient.id, content)
     assert point == ResumePoint(first_list.level, 1)

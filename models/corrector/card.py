@@ -148,7 +148,7 @@ def _benchmark_section(meta: dict[str, Any], results_path: Path) -> str:
         "handwritten_blind",
         "Second hand-written set (`tests/data/aphasia_eval_blind.jsonl`, written "
         "independently of the corpus code; its failures on the previous model were "
-        "looked at once and led to the dates, durations and \"il faut\" frames",
+        'looked at once and led to the dates, durations and "il faut" frames',
     )
     lines += _hand_set_table(
         results,
@@ -265,8 +265,8 @@ def render_card(directory: Path, results_path: Path = BENCHMARK_RESULTS) -> str:
         "masculine adjectives, tonic object pronouns, common-word paraphasias). The "
         "second (`tests/data/aphasia_eval_blind.jsonl`) was written afterwards by an "
         "author who did not see the corpus code; its failures on the previous model "
-        "were read once, which added dates, durations, \"il faut\", \"dire de\" and "
-        "\"s'appeler\" frames, so it is only partly blind. "
+        'were read once, which added dates, durations, "il faut", "dire de" and '
+        '"s\'appeler" frames, so it is only partly blind. '
         "The third (`tests/data/aphasia_eval_heldout.jsonl`) was written last by an "
         "author who saw neither the corpus code nor the other sets; the benchmark keeps "
         "and prints only its aggregate figures.",

@@ -329,7 +329,6 @@ def m006_programs(db: Database) -> None:
     _set_version(db, _position("m006_programs"))
 
 
-
 @MIGRATIONS()
 def m007_custom_pictures(db: Database) -> None:
     """Issue 12: a custom word may show a picture of the naming set ("Médor" with the dog).
@@ -339,6 +338,7 @@ def m007_custom_pictures(db: Database) -> None:
     """
     db.execute("ALTER TABLE custom_items ADD COLUMN picture TEXT NOT NULL DEFAULT ''")
     _set_version(db, _position("m007_custom_pictures"))
+
 
 SCHEMA_VERSION = len(MIGRATIONS._migrations)  # noqa: SLF001 - no public count in sqlite-utils
 """The version this code writes; a database with a higher ``user_version`` is refused."""
