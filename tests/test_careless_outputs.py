@@ -8,42 +8,16 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_fixtures import assert_one_french_error, run_cli
 
 from therapy_app.audio.wavio import read_wav
-from therapy_app.cli import EXIT_USER_ERROR
 from therapy_app.storage import SessionRepository
 from therapy_app.storage.repository import DB_FILENAME
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
-
-
-def run_cli(
-    *args: str, data_dir: Path, umask: int | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    """``therapy-app ARGS`` with its data in ``data_dir``."""
-    return subprocess.run(
-        [sys.executable, "-m", "therapy_app.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "THERAPY_APP_DATA_DIR": str(data_dir)},
-        preexec_fn=(lambda: os.umask(umask)) if umask is not None else None,
-        check=False,
-    )
-
-
-def assert_one_french_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
-    assert result.returncode == EXIT_USER_ERROR, result.stderr
-    assert "Traceback" not in result.stderr
-    errors = [line for line in result.stderr.splitlines() if line.startswith("Erreur")]
-    assert len(errors) == 1 and errors[0].startswith("Erreur : "), result.stderr
-    for word in words:
-        assert word in errors[0], errors[0]
 
 
 def digest(path: Path) -> str:

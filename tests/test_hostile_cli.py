@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import cli_fixtures
 import pytest
+from cli_fixtures import assert_one_french_error
 
 from therapy_app import model_store
-from therapy_app.cli import EXIT_USER_ERROR
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="FIFOs, /dev/zero, rlimits")
 
@@ -32,32 +32,11 @@ needs_asr = pytest.mark.skipif(
 )
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-
-
 def run_cli(
     *args: str, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    """``therapy-app ARGS``; a hang fails the test through TimeoutExpired."""
-    return subprocess.run(
-        [sys.executable, "-m", "therapy_app.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, **(env or {})},
-        preexec_fn=_limit_memory,
-        check=False,
-    )
-
-
-def assert_one_french_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
-    assert "Traceback" not in result.stderr, result.stderr
-    assert result.returncode == EXIT_USER_ERROR, result.stderr
-    errors = [line for line in result.stderr.splitlines() if line.startswith("Erreur")]
-    assert len(errors) == 1 and errors[0].startswith("Erreur : "), result.stderr
-    for word in words:
-        assert word in errors[0], errors[0]
+    """``therapy-app ARGS`` under a memory limit; a hang fails the test through TimeoutExpired."""
+    return cli_fixtures.run_cli(*args, env=env, memory_limit=MEMORY_LIMIT, timeout=timeout)
 
 
 @pytest.fixture

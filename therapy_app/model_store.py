@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-from therapy_app import paths
+from therapy_app import atomic, paths
 from therapy_app.errors import ModelInvalidError, ModelMissingError, TherapyAppError
 from therapy_app.input_files import parse_json, read_text
 
@@ -201,11 +201,8 @@ def load_model(name: str) -> ModelBundle:
 
 def write_sidecar(directory: Path, meta: dict[str, Any]) -> Path:
     """Write ``model.json`` atomically (used by the build scripts)."""
-    target = directory / SIDECAR
-    tmp = target.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    text = json.dumps(meta, indent=2, ensure_ascii=False) + "\n"
+    return atomic.write_bytes(directory / SIDECAR, text.encode("utf-8"))
 
 
 def file_entry(directory: Path, path: Path) -> dict[str, Any]:

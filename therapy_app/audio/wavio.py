@@ -6,13 +6,13 @@ import io
 import logging
 import os
 import struct
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
 
+from therapy_app import atomic
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.audio.resample import StreamResampler, resample
 from therapy_app.errors import AudioInputError
@@ -389,7 +389,7 @@ def wav_bytes(clip: AudioClip) -> bytes:
     return header + pcm
 
 
-TEMP_SUFFIX = ".tmp"
+TEMP_SUFFIX = atomic.TEMP_SUFFIX
 
 
 def temporary_prefix(path: Path) -> str:
@@ -398,7 +398,7 @@ def temporary_prefix(path: Path) -> str:
     ``.<name>.<pid>.``: a start-up clean-up can tell a file left by a killed
     process (its writer is gone) from one another copy of the app is writing.
     """
-    return f".{path.name}.{os.getpid()}."
+    return atomic.writer_prefix(path)
 
 
 def temporary_writer_pid(name: str) -> int | None:
@@ -429,19 +429,7 @@ def write_wav(path: str | os.PathLike[str], clip: AudioClip) -> Path:
     data = wav_bytes(clip)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(
-            prefix=temporary_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent
-        )
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp_name, path)
-        except BaseException:
-            Path(tmp_name).unlink(missing_ok=True)
-            raise
-        _fsync_dir(path.parent)
+        atomic.write_bytes(path, data, prefix=temporary_prefix(path))
     except OSError as exc:
         raise AudioInputError(
             "Impossible d'enregistrer le fichier audio.",
@@ -449,14 +437,3 @@ def write_wav(path: str | os.PathLike[str], clip: AudioClip) -> Path:
             f"cannot write {path}: {exc}",
         ) from exc
     return path
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename durable (POSIX); directories cannot be opened on Windows."""
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

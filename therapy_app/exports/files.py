@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
+
+from therapy_app.atomic import atomic_path
 
 
 @contextlib.contextmanager
@@ -24,14 +24,6 @@ def atomic_text_writer(
     Raises:
         OSError: the folder cannot be written (the target is left untouched).
     """
-    path = Path(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding=encoding, newline=newline) as handle:
+    with atomic_path(Path(path)) as temporary:
+        with open(temporary, "w", encoding=encoding, newline=newline) as handle:
             yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 import uuid
 from dataclasses import asdict, dataclass, replace
@@ -27,7 +26,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from therapy_app.paths import PRIVATE_FILE_MODE, ensure_private_dir
+from therapy_app import atomic
+from therapy_app.paths import ensure_private_dir
 from therapy_app.storage.records import AttemptRecord, Candidate, StepTimings
 from therapy_app.storage.rows import from_db_time, to_db_time
 
@@ -35,7 +35,6 @@ _LOGGER = logging.getLogger(__name__)
 
 PENDING_DIR = "pending"
 FORMAT = 1
-_TMP = ".tmp"
 
 
 def new_uuid() -> str:
@@ -48,16 +47,6 @@ def pending_dir(data_dir: Path) -> Path:
     return data_dir / PENDING_DIR
 
 
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return  # Windows cannot open a folder; NTFS journals the rename
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def write_json_atomically(path: Path, content: dict[str, Any]) -> None:
     """Write ``content`` to ``path`` so that it is either absent, old, or complete.
 
@@ -65,20 +54,8 @@ def write_json_atomically(path: Path, content: dict[str, Any]) -> None:
         OSError: the folder cannot be written (disk full, read-only).
     """
     ensure_private_dir(path.parent)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}{_TMP}")
     data = json.dumps(content, ensure_ascii=False, sort_keys=True).encode("utf-8")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
-    try:
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    atomic.write_bytes(path, data)  # a 0600 temporary file, fsync, rename, fsync of the folder
 
 
 def record_to_json(record: AttemptRecord) -> dict[str, Any]:
@@ -277,6 +254,6 @@ def remove(path: Path) -> None:
     """Delete a replayed journal (its row is committed)."""
     path.unlink(missing_ok=True)
     try:
-        _fsync_dir(path.parent)
+        atomic.fsync_dir(path.parent)
     except OSError:
         _LOGGER.debug("cannot fsync %s", path.parent, exc_info=True)

@@ -9,8 +9,6 @@ gather the data on the database worker first (``exports.build_report_data``).
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +17,7 @@ from PySide6.QtCore import QMarginsF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter, QPen
 from PySide6.QtWidgets import QGraphicsScene
 
+from therapy_app.atomic import atomic_path
 from therapy_app.exports.labels import CHART_METRICS, exercise_label
 from therapy_app.exports.report_data import ReportData
 from therapy_app.gui.therapist import formatting as fmt
@@ -242,16 +241,8 @@ def write_report_pdf(data: ReportData, path: Path) -> int:
     # Written to a 0600 temporary file beside the target, then renamed: the
     # report is health data (QPdfWriter alone makes it 0644) and a crash
     # never leaves half a PDF.
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        pages = _write(data, Path(tmp_name))
-        with open(tmp_name, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as temporary:
+        pages = _write(data, temporary)
     _LOGGER.info("wrote a %d-page report for patient %d to %s", pages, data.patient.id, path)
     return pages
 
