@@ -428,6 +428,36 @@ def verdicts(data: Json) -> list[str]:
     return out + table([*header, "FA all errors"], rows)
 
 
+def live_verdicts(data: Json) -> list[str]:
+    """Tries played into the virtual microphone during practice vs the same files judged."""
+    out = [
+        "## Verdicts through the microphone",
+        "",
+        "`benchmarks/live_verdicts.py` → `benchmarks/results/live_verdicts.json`: recordings "
+        "played into the virtual microphone (PulseAudio) during real practice sessions "
+        "(controller, recorder, end-of-speech detector, default pause tolerance), each "
+        "verdict compared with the one `judge` gives the played file. Calibration half of "
+        "Armelle's words and the app's voice only. Latency: end of the played speech to the "
+        "verdict event (the pause tolerance, then hearing and scoring).",
+        "",
+    ]
+    rows = [
+        [
+            r["exercise"],
+            r["voice"],
+            str(r["n"]),
+            pct(r["true_accept_live"], 0),
+            pct(r["true_accept_file"], 0),
+            pct(r["false_accept_live"], 0),
+            pct(r["agreement"], 0),
+            f"{num(r['latency_median_s'], 2, 's')} / {num(r['latency_p90_s'], 2, 's')}",
+        ]
+        for r in data["summary"]
+    ]
+    header = ["exercise", "voice", "n", "true accept live", "true accept file", "FA live"]
+    return out + table([*header, "live = file", "latency median / p90"], rows)
+
+
 def naming(data: Json) -> list[str]:
     """Picture naming: the name ranked first among competitors, and the practice verdict."""
     out = [
@@ -557,6 +587,7 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("keep_margin.json", keep_margin),
     ("offer_margin.json", offer_margin),
     ("verdicts.json", verdicts),
+    ("live_verdicts.json", live_verdicts),
     ("verdict_agreement.json", verdict_agreement),
     ("naming.json", naming),
     ("storage.json", storage),

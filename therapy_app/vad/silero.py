@@ -19,6 +19,12 @@ _LOGGER = logging.getLogger(__name__)
 WINDOW = 512  # samples per model call at 16 kHz (32 ms)
 CONTEXT = 64  # samples of the previous window the model expects in front of each window
 WINDOW_S = WINDOW / SAMPLE_RATE
+# Segmentation of an utterance (Silero's rules): shorter bursts are not speech,
+# shorter gaps do not split it. The streaming end-of-speech detector starts an
+# utterance by the same rules (issue 25), so that the microphone never gives up
+# on speech that hearing the same recording as a file would find.
+MIN_SPEECH_MS = 250
+MIN_SILENCE_MS = 300
 # Aphasic speakers pause long between words (word-finding): a short trailing
 # silence would cut them off mid-sentence. Each patient's own value is stored
 # with the patient (therapy_app.pause_tolerance); this is the default.
@@ -158,8 +164,8 @@ class VoiceActivityDetector:
         self,
         clip: AudioClip,
         threshold: float = 0.5,
-        min_speech_ms: int = 250,
-        min_silence_ms: int = 300,
+        min_speech_ms: int = MIN_SPEECH_MS,
+        min_silence_ms: int = MIN_SILENCE_MS,
         pad_ms: int = 100,
     ) -> list[SpeechSegment]:
         """Stretches of speech (Silero's hysteresis rules).
@@ -208,7 +214,7 @@ class VoiceActivityDetector:
         self,
         trailing_silence_ms: int = DEFAULT_TRAILING_SILENCE_MS,
         threshold: float = 0.5,
-        min_speech_ms: int = 200,
+        min_speech_ms: int = MIN_SPEECH_MS,
     ) -> EndOfSpeechDetector:
         """A streaming detector sharing this model (see :class:`EndOfSpeechDetector`)."""
         return EndOfSpeechDetector(self, trailing_silence_ms, threshold, min_speech_ms)
@@ -217,8 +223,8 @@ class VoiceActivityDetector:
 def segments_from_probabilities(
     probs: np.ndarray,
     threshold: float = 0.5,
-    min_speech_ms: int = 250,
-    min_silence_ms: int = 300,
+    min_speech_ms: int = MIN_SPEECH_MS,
+    min_silence_ms: int = MIN_SILENCE_MS,
 ) -> list[tuple[int, int]]:
     """Speech (start, end) sample indices from window probabilities, unpadded.
 
@@ -255,8 +261,8 @@ def speech_segments_in(
     probs: np.ndarray,
     length: int,
     threshold: float = 0.5,
-    min_speech_ms: int = 250,
-    min_silence_ms: int = 300,
+    min_speech_ms: int = MIN_SPEECH_MS,
+    min_silence_ms: int = MIN_SILENCE_MS,
     pad_ms: int = 100,
 ) -> list[SpeechSegment]:
     """:meth:`VoiceActivityDetector.speech_segments` from probabilities already computed.
@@ -310,12 +316,26 @@ class EndOfSpeechDetector:
     is over. Speech never "ends" before it started: the recorder applies its
     own no-speech timeout.
 
+    Speech starts by the rules that find it in the finished recording
+    (:func:`segments_from_probabilities`, what practice hears and scores):
+    a stretch from a window at or above ``threshold`` that lasts more than
+    ``min_speech_ms``, windows between ``threshold - 0.15`` and ``threshold``
+    and dips shorter than ``min_silence_ms`` included. The windows are those
+    of the whole recording, so the probabilities are the same. Counting only
+    consecutive windows above ``threshold`` (as before issue 25) missed
+    speech whose probability hovers around it (a soft or telephone-quality
+    voice: Armelle's "onze"): the recording then ran to the no-speech timeout
+    and the app said it heard nothing, while the same recording judged as a
+    file was heard and scored.
+
     Args:
         vad: the loaded model.
         trailing_silence_ms: silence after speech that ends the utterance.
         threshold: speech probability threshold (speech resumes at or above it).
-        min_speech_ms: speech needed before the utterance counts as started
-            (ignores clicks and breaths).
+        min_speech_ms: a stretch of speech must last longer than this to start
+            the utterance (clicks and breaths do not).
+        min_silence_ms: a shorter dip below ``threshold - 0.15`` does not
+            break the stretch.
     """
 
     def __init__(
@@ -323,13 +343,15 @@ class EndOfSpeechDetector:
         vad: VoiceActivityDetector,
         trailing_silence_ms: int = DEFAULT_TRAILING_SILENCE_MS,
         threshold: float = 0.5,
-        min_speech_ms: int = 200,
+        min_speech_ms: int = MIN_SPEECH_MS,
+        min_silence_ms: int = MIN_SILENCE_MS,
     ) -> None:
         self._vad = vad
         self.trailing_silence_ms = trailing_silence_ms
         self.threshold = threshold
         self._neg = max(threshold - 0.15, 0.01)
         self.min_speech_ms = min_speech_ms
+        self.min_silence_ms = min_silence_ms
         self.reset()
 
     def reset(self) -> None:
@@ -337,7 +359,8 @@ class EndOfSpeechDetector:
         self._state = VadState.initial()
         self._pending = np.zeros(0, np.float32)
         self._windows = 0
-        self._speech_run = 0  # consecutive speech windows (hysteresis: in-between keeps it)
+        self._start: int | None = None  # window where the current stretch of speech began
+        self._temp_end: int | None = None  # window where it may have ended
         self._silence_run = 0  # windows since the last window at or above threshold
         self.speech_started = False
         self.end_of_speech = False
@@ -368,19 +391,30 @@ class EndOfSpeechDetector:
     def _step(self, window: np.ndarray) -> None:
         p = self._vad.window_probability(window, self._state)
         self.probability = p
+        index = self._windows
         self._windows += 1
         window_ms = 1000.0 * WINDOW_S
+        # The stretch of speech as segments_from_probabilities tracks it.
         if p >= self.threshold:
-            self._speech_run += 1
+            self._temp_end = None
+            if self._start is None:
+                self._start = index
             self._silence_run = 0
             self.last_speech_s = self.elapsed
-            if not self.speech_started and self._speech_run * window_ms >= self.min_speech_ms:
-                self.speech_started = True
-                self.speech_start_s = self.elapsed - self._speech_run * WINDOW_S
-            return
-        if p < self._neg:
-            self._speech_run = 0
-        if self.speech_started:
+        else:
             self._silence_run += 1
-            if self._silence_run * window_ms >= self.trailing_silence_ms:
-                self.end_of_speech = True
+            if self._start is not None and p < self._neg and self._temp_end is None:
+                self._temp_end = index
+        if not self.speech_started and self._start is not None:
+            end = self._temp_end if self._temp_end is not None else self._windows
+            if (end - self._start) * window_ms > self.min_speech_ms:
+                self.speech_started = True
+                self.speech_start_s = self._start * WINDOW_S
+        if (
+            self._temp_end is not None
+            and p < self._neg
+            and (index - self._temp_end) * window_ms >= self.min_silence_ms
+        ):
+            self._start = self._temp_end = None  # the stretch is over
+        if self.speech_started and self._silence_run * window_ms >= self.trailing_silence_ms:
+            self.end_of_speech = True
