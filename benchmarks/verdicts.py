@@ -63,7 +63,6 @@ _MONTHS = ("janvier février mars avril mai juin juillet août septembre octobre
            "novembre décembre").split()  # fmt: skip
 _RELATIVE = ["hier", "aujourd'hui", "demain"]
 CUT = 0.55
-SHOULD_ACCEPT = "correct"
 
 
 @dataclass(frozen=True)

@@ -135,10 +135,11 @@ def word_rivals(target: str, bank: NamingBank | None = None) -> WordRivals | Non
     if not word or " " in word:
         return None
     near = sound_alikes.neighbours(word)
-    picture = (bank or default_bank()).by_word(word)
+    bank = bank or default_bank()
+    picture = bank.by_word(word)
     if picture is None:
         return WordRivals((word,), near) if near else None
-    rivals = find_competitors(picture, bank or default_bank()).forms()
+    rivals = find_competitors(picture, bank).forms()
     forms = answer_forms(picture)
     return WordRivals(forms, tuple(dict.fromkeys(r for r in (*rivals, *near) if r not in forms)))
 
