@@ -13,7 +13,7 @@ from asr_fixtures import require_model
 
 from models.asr import build as asr_build
 from models.asr import sources
-from models.asr.ct2 import CT2FormatError, read_ct2_model
+from therapy_voice.ct2 import CT2FormatError, read_ct2_model
 
 
 def _string(text: str) -> bytes:
@@ -104,9 +104,9 @@ def test_onnx_matches_pytorch(tmp_path: Path):
     if not model_bin.is_file() or not (graphs / "decoder.fp32.onnx").is_file():
         pytest.skip("build cache not present next to the model folder")
     from models.asr.export import check_parity
-    from models.asr.lora import attach_saved
-    from models.asr.whisper_torch import load_from_ct2
     from therapy_app.asr.features import log_mel_spectrogram
+    from therapy_voice.lora import attach_saved
+    from therapy_voice.whisper_torch import load_from_ct2
 
     encoder, decoder = load_from_ct2(read_ct2_model(model_bin))
     attach_saved(decoder, asr_build.ADAPTER)

@@ -12,9 +12,9 @@ torch = pytest.importorskip("torch")
 
 from models.asr import build as asr_build  # noqa: E402
 from models.asr.finetune_data import draw_rows  # noqa: E402
-from models.asr.lora import LoraSettings, adapter_arrays, attach_lora, load_into, merge_adapters  # noqa: E402
-from models.asr.whisper_torch import WhisperDecoderStep, WhisperDims  # noqa: E402
 from models.evaluation_texts import verbatim_target  # noqa: E402
+from therapy_voice.lora import LoraSettings, adapter_arrays, attach_lora, load_into, merge_adapters  # noqa: E402
+from therapy_voice.whisper_torch import WhisperDecoderStep, WhisperDims  # noqa: E402
 
 TINY = WhisperDims(n_audio_ctx=6, n_text_ctx=12, d_model=16, n_heads=2, n_decoder_layers=2,
                    n_encoder_layers=1, n_vocab=40)  # fmt: skip
@@ -133,8 +133,8 @@ def test_the_committed_adapters_fit_whisper_base_and_are_built_in_by_default():
 def test_a_gated_onnx_decoder_is_plain_when_closed_and_adapted_when_open(tmp_path: Path):
     ort = pytest.importorskip("onnxruntime")
     from models.asr.export import export_decoder
-    from models.asr.lora import attach_saved
     from therapy_app.asr.onnx_whisper import decoder_io
+    from therapy_voice.lora import attach_saved
 
     torch.manual_seed(1)
     base = WhisperDecoderStep(TINY)

@@ -153,16 +153,16 @@ def _export_all(
     import torch
 
     from models.asr import export
-    from models.asr.ct2 import read_ct2_model
-    from models.asr.whisper_torch import load_from_ct2
     from therapy_app.asr.features import log_mel_spectrogram
+    from therapy_voice.ct2 import read_ct2_model
+    from therapy_voice.whisper_torch import load_from_ct2
 
     torch.set_num_threads(max(1, min(os.cpu_count() or 1, 4)))
     for noisy in ("onnx_ir", "onnxscript", "torch.onnx", "root"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
     encoder, decoder = load_from_ct2(read_ct2_model(files.model_bin))
     if adapter is not None:
-        from models.asr.lora import attach_saved
+        from therapy_voice.lora import attach_saved
 
         _LOGGER.info("gated %d adapted layers from %s", attach_saved(decoder, adapter), adapter)
     work.mkdir(parents=True, exist_ok=True)

@@ -12,9 +12,9 @@ import onnx
 import torch
 
 from models import portable_int8
-from models.asr.whisper_torch import WhisperDecoderStep, WhisperEncoder
 from therapy_app.asr.onnx_whisper import decoder_io, encoder_io
 from therapy_app.inference import create_session
+from therapy_voice.whisper_torch import WhisperDecoderStep, WhisperEncoder
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def export_decoder(
     ``new_self_k_i/new_self_v_i [B, H, P+S, Dh]``. The cross K/V batch is fixed at
     1: every row of a call decodes the same clip, so beams and scored candidates
     share it instead of copying 37 MB per row. ``gated``: the decoder carries
-    adapters (:func:`models.asr.lora.attach_saved`) scaled by an ``adapter_gate``
+    adapters (:func:`therapy_voice.lora.attach_saved`) scaled by an ``adapter_gate``
     [1] input.
     """
     dims = decoder.dims

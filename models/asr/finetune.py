@@ -41,8 +41,8 @@ from models.asr.finetune_data import (
     draw_rows,
     load_encoder,
 )
-from models.asr.lora import LoraSettings, adapter_arrays, attach_lora, load_into
-from models.asr.whisper_torch import _attend, _merge_heads, _split_heads
+from therapy_voice.lora import LoraSettings, adapter_arrays, attach_lora, load_into
+from therapy_voice.whisper_torch import _attend, _merge_heads, _split_heads
 
 _LOGGER = logging.getLogger("asr_finetune")
 VALID_SHARE = 0.05

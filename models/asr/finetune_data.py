@@ -82,9 +82,9 @@ def draw_rows(corpus: Path, count: int, seed: int = 11, offset: int = 0) -> list
 
 def load_encoder():
     """The frozen fp32 Whisper encoder and decoder (PyTorch), from the cached source model."""
-    from models.asr.ct2 import read_ct2_model
     from models.asr.sources import assemble
-    from models.asr.whisper_torch import load_from_ct2
+    from therapy_voice.ct2 import read_ct2_model
+    from therapy_voice.whisper_torch import load_from_ct2
 
     files = assemble(ROOT / "build" / "cache")
     return load_from_ct2(read_ct2_model(files.model_bin))

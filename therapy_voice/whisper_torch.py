@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from models.asr.ct2 import CT2Model
+from therapy_voice.ct2 import CT2Model
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ class DecoderBlock(nn.Module):
         gate: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         def lin(name: str, t: torch.Tensor) -> torch.Tensor:
-            # Gated adapters (models.asr.lora) take the gate; plain layers ignore it.
+            # Gated adapters (therapy_voice.lora) take the gate; plain layers ignore it.
             layer = getattr(self, name)
             return layer(t) if gate is None else layer(t, gate)
 
@@ -178,7 +178,7 @@ class WhisperDecoderStep(nn.Module):
     positions, may be 0); ``cross_k``/``cross_v``: per layer [1, H, 1500, Dh].
     Returns logits [B, S, V] for every new position, then the L extended keys and
     the L extended values [B, H, P+S, Dh]. ``adapter_gate`` [1] scales the low-rank
-    adapters when they are attached (:func:`models.asr.lora.attach_saved`).
+    adapters when they are attached (:func:`therapy_voice.lora.attach_saved`).
     """
 
     def __init__(self, dims: WhisperDims) -> None:
