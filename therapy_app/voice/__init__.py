@@ -1,0 +1,1 @@
+"""A patient's personal voice: data from practice, adaptation in a separate process, use."""
