@@ -435,12 +435,22 @@ def live_verdicts(data: Json) -> list[str]:
         "",
         "`benchmarks/live_verdicts.py` → `benchmarks/results/live_verdicts.json`: recordings "
         "played into the virtual microphone (PulseAudio) during real practice sessions "
-        "(controller, recorder, end-of-speech detector, default pause tolerance), each "
+        "(controller, recorder, end-of-speech detector, default pause tolerance 3.5 s), each "
         "verdict compared with the one `judge` gives the played file. Calibration half of "
-        "Armelle's words and the app's voice only. Latency: end of the played speech to the "
-        "verdict event (the pause tolerance, then hearing and scoring).",
+        "Armelle's words and the app's voice only, plus right answers with a 1.5-2.5 s pause "
+        'mid-answer ("un … chapeau", "Je voudrais … un café"). A known answer is judged '
+        "at each settled pause while recording (`therapy_app/practice/early.py`): accepted, "
+        "the try ends there; *cut off* counts tries ended at a pause before the file's last "
+        "word was played. Latency: end of the played speech to the verdict event, for the "
+        "tries the app accepted and for the others (the pause tolerance first).",
         "",
     ]
+
+    def spread(cell: Json | None) -> str:
+        if not cell or cell.get("median") is None:
+            return "-"
+        return f"{num(cell['median'], 2, 's')} / {num(cell['p90'], 2, 's')}"
+
     rows = [
         [
             r["exercise"],
@@ -450,12 +460,32 @@ def live_verdicts(data: Json) -> list[str]:
             pct(r["true_accept_file"], 0),
             pct(r["false_accept_live"], 0),
             pct(r["agreement"], 0),
-            f"{num(r['latency_median_s'], 2, 's')} / {num(r['latency_p90_s'], 2, 's')}",
+            str(r.get("ended_at_pause", "-")),
+            str(r.get("cut_off", "-")),
+            spread(r.get("latency_accepted_s")),
+            spread(r.get("latency_not_accepted_s")),
         ]
         for r in data["summary"]
+        if r["voice"] != "all" or r["exercise"] == "all"
     ]
     header = ["exercise", "voice", "n", "true accept live", "true accept file", "FA live"]
-    return out + table([*header, "live = file", "latency median / p90"], rows)
+    header += ["live = file", "ended at a pause", "cut off"]
+    header += ["latency accepted, median / p90", "latency others, median / p90"]
+    out += table(header, rows)
+    scoring = data.get("scoring")
+    if scoring:
+        once = num(scoring["encode_once_seconds"]["median"], 2, "s")
+        apart = num(scoring["judge_seconds"]["median"], 2, "s")
+        out += [
+            "",
+            f"Judging a finished recording with the encoder run once per distinct clip "
+            f"(`EncodeOnce`) against `judge` on the {scoring['tries']} tries of the calibration "
+            f"half of `benchmarks/verdicts.py`: same verdict {scoring['same_verdict']}, same "
+            f"numbers {scoring['same_numbers']}; encoder run once in "
+            f"{scoring['encoder_run_once']}; median {once} instead of {apart}.",
+            "",
+        ]
+    return out
 
 
 def naming(data: Json) -> list[str]:

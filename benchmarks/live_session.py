@@ -5,7 +5,8 @@ Shared by ``benchmarks/live_verdicts.py`` and ``tests/test_live_verdicts.py``
 :class:`~therapy_app.practice.controller.PracticeController` whose services
 make a plain :class:`~therapy_app.audio.recorder.Recorder` (the default
 microphone through sounddevice, as ``speech.loading.assemble`` does), the
-real end-of-speech detector with the default pause tolerance, a real SQLite
+real end-of-speech detector with the default pause tolerance (and the
+early verdicts at the patient's settled pauses, unless turned off), a real SQLite
 repository, and a scheduler shaped like the GUI's ``TaskRunner`` (one
 inference worker, one database worker, callbacks on the calling thread).
 The "patient" is ``paplay`` into the ``vmic_feed`` sink, whose monitor is
@@ -46,6 +47,7 @@ from therapy_app.practice.events import (
     Notice,
     PracticeEvent,
     State,
+    StateChanged,
 )
 from therapy_app.practice.items import ExerciseItem
 from therapy_app.practice.listening import NOTHING_HEARD
@@ -276,11 +278,17 @@ class LiveTry:
         feedback: the verdict shown (None when the app heard nothing).
         result: the rule's numbers behind it (None when the app heard nothing).
         notice: what the app said instead ("Je n'ai rien entendu...").
-        stop_reason: why the recording ended.
+        stop_reason: why the recording ended ("at_pause": an early verdict accepted it).
         raw: everything the microphone gave the recorder.
         stored: the recording stored with the attempt (what was scored).
         played: when the recording started and ended (monotonic seconds).
         feedback_at: when the Feedback event arrived (monotonic seconds).
+        recording_ended_at: when the app left RECORDING (monotonic seconds).
+        early: the verdicts made at pauses while recording: the pause (seconds
+            into the recording), accepted or not, seconds to make it, and when
+            it started (seconds after the microphone opened).
+        reused_early: the verdict shown is one made at a pause (no hearing after).
+        overflows: blocks of input the device reported lost.
     """
 
     item: ExerciseItem
@@ -294,6 +302,10 @@ class LiveTry:
     stored: AudioClip | None
     played: tuple[float, float]
     feedback_at: float | None
+    recording_ended_at: float | None = None
+    early: list[dict[str, Any]] = field(default_factory=list)
+    reused_early: bool = False
+    overflows: int = 0
 
     @property
     def success(self) -> bool:
@@ -311,6 +323,8 @@ class LiveSession:
         data_dir: where the repository and the recordings go.
         settings: the session's settings (the patient's own words come first).
         bank: naming pictures (None: the bundled bank).
+        early_verdicts: judge at the patient's pauses (the app's default);
+            False waits for the whole pause tolerance (the app before issue 25, item 3).
     """
 
     loaded: dict[str, Any]
@@ -318,6 +332,7 @@ class LiveSession:
     data_dir: Path
     settings: PracticeSettings = field(default_factory=PracticeSettings)
     bank: NamingBank | None = None
+    early_verdicts: bool = True
 
     def __post_init__(self) -> None:
         self.recorders: list[Recorder] = []
@@ -336,6 +351,7 @@ class LiveSession:
             self.kind, services, self.repository, patient, self.scheduler,
             settings=self.settings, bank=self.bank,
         )  # fmt: skip
+        self.controller.early_verdicts = self.early_verdicts
         self.controller.subscribe(lambda e: self.events.append((time.monotonic(), e)))
         self.controller.begin()
         self._settle()
@@ -408,6 +424,21 @@ class LiveSession:
         saved = [e for _, e in new_events if isinstance(e, AttemptSaved)]
         stored = self._stored(saved[-1].attempt_id) if saved else None
         heard = [e.text for _, e in new_events if isinstance(e, Heard)]
+        ended = [
+            t
+            for t, e in new_events
+            if isinstance(e, StateChanged) and e.previous is State.RECORDING
+        ]
+        listened = self.controller._listening.last_listened  # noqa: SLF001 - read only
+        early = [
+            {
+                "pause_s": round(v.samples / SAMPLE_RATE, 3),
+                "accepted": v.judged.accepted,
+                "seconds": round(v.judged.seconds, 3),
+                "started_s": round(v.started_s, 3),
+            }
+            for v in (listened.early if listened is not None else ())
+        ]
         return LiveTry(
             item=item,
             cue_level=cue_level,
@@ -420,6 +451,10 @@ class LiveSession:
             stored=stored,
             played=played.get("span", (0.0, 0.0)),
             feedback_at=feedback[0],
+            recording_ended_at=ended[0] if ended else None,
+            early=early,
+            reused_early=listened is not None and listened.judged is not None,
+            overflows=recorder.overflows,
         )
 
     def _last_result(self) -> ScoreResult | None:

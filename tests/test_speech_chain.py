@@ -107,8 +107,8 @@ def test_the_cli_loop_and_the_practice_run_the_same_speech_functions(monkeypatch
     # already loaded, to save the seconds of reading the models again).
     built: list[list[LoadStep]] = []
 
-    def load_steps(provider=None, with_corrector=True):
-        steps = real_load_steps(provider, with_corrector)
+    def load_steps(provider=None, with_corrector=True, personal=None):
+        steps = real_load_steps(provider, with_corrector, personal)
         built.append(list(steps))
         return [LoadStep(s.key, s.label, lambda k=s.key: engines[k]) for s in steps]
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -26,6 +27,9 @@ if TYPE_CHECKING:  # imported lazily at run time: `--help` and `doctor` start fa
     from therapy_app.audio.clip import AudioClip
     from therapy_app.speech.chain import UtteranceResult
     from therapy_app.speech.services import SpeechServices
+    from therapy_app.storage import SessionRepository
+    from therapy_app.storage.records import Patient
+    from therapy_app.voice.model import AdaptProgress, PersonalModel
 
 _LOGGER = logging.getLogger("therapy_app.cli")
 
@@ -112,6 +116,20 @@ def _beam(value: str) -> int:
     return beam
 
 
+def _positive(value: str) -> float:
+    number = _number(value)
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"la valeur doit être positive (reçu : {value})")
+    return number
+
+
+def _steps(value: str) -> int:
+    steps = _whole(value)
+    if steps < 1:
+        raise argparse.ArgumentTypeError(f"il faut au moins un pas (reçu : {value})")
+    return steps
+
+
 def _text(value: str) -> str:
     # Bytes that are not UTF-8 (a Latin-1 terminal) reach Python as lone
     # surrogates, which the tokenizers reject with a C++ exception.
@@ -167,7 +185,8 @@ def _cmd_transcribe(args: argparse.Namespace) -> int:
     from therapy_app.asr.recognizer import DecodeOptions, SpeechRecognizer
 
     clip = _read_clip(args.file)
-    recognizer = SpeechRecognizer.load(provider=args.provider)
+    personal = _personal_model(args.patient)
+    recognizer = SpeechRecognizer.load(provider=args.provider, personal=personal)
     options = DecodeOptions() if args.beam is None else DecodeOptions(beam_size=args.beam)
     if args.raw:
         transcript = recognizer.transcribe(clip, options)
@@ -251,10 +270,13 @@ def _cmd_judge(args: argparse.Namespace) -> int:
         ExerciseKind(args.exercise), args.target, load_content(), default_bank()
     )
     clip = _read_clip(args.file)
-    recognizer = SpeechRecognizer.load(provider=args.provider)
+    personal = _personal_model(args.patient)
+    recognizer = SpeechRecognizer.load(provider=args.provider, personal=personal)
     judged = judging.judge(recognizer, VoiceActivityDetector.load(), clip, item, source)
     if args.json:
-        _out(json.dumps(judging.as_json(judged), ensure_ascii=False))
+        data = judging.as_json(judged)
+        data["recognizer"] = recognizer.model_version
+        _out(json.dumps(data, ensure_ascii=False))
     else:
         for line in judging.report_lines(judged):
             _out(line)
@@ -309,10 +331,11 @@ def _cmd_loop(args: argparse.Namespace) -> int:
     out_dir: Path | None = args.output_dir
     if out_dir is not None:
         _prepare_answers_dir(out_dir, force=args.force)
+    personal = _personal_model(args.patient)
     _err("Chargement des modèles…")
     services = load_services(
         player=SilentPlayer() if args.no_play else None,
-        steps=load_steps(args.provider, with_corrector=not args.no_correct),
+        steps=load_steps(args.provider, with_corrector=not args.no_correct, personal=personal),
     )
     for notice in services.notices:
         _err(notice)
@@ -381,6 +404,126 @@ def _record(services: SpeechServices) -> AudioClip | None:
         return None
     _out(f"enregistré : {captured.clip.duration:.1f} s")
     return captured.clip
+
+
+# -- a patient's personal voice (issue 26) ------------------------------------------
+
+
+@contextlib.contextmanager
+def _patient_repository(name: str) -> Iterator[tuple[SessionRepository, Patient]]:
+    """The data and the patient called ``name``; no database is created to find nobody."""
+    from therapy_app.storage import SessionRepository
+    from therapy_app.voice.store import find_patient
+
+    if not (paths.user_data_dir() / paths.DB_FILENAME).is_file():
+        raise TherapyAppError(
+            f"Aucun patient ne s'appelle « {name.strip()} ».",
+            "Aucune donnée n'a encore été enregistrée sur cet ordinateur.",
+        )
+    with SessionRepository(check_integrity=False) as repository:
+        yield repository, find_patient(repository, name)
+
+
+def _personal_model(name: str | None) -> PersonalModel | None:
+    """``--patient NAME``: the patient's adopted personal model, None for the generic one."""
+    if name is None:
+        return None
+    from therapy_app.voice.store import personal_model
+
+    with _patient_repository(name) as (repository, patient):
+        personal = personal_model(repository.data_dir, patient.id)
+    if personal is None:
+        _err(f"Modèle général (pas de modèle personnel adopté pour « {patient.display_name} »).")
+    else:
+        _err(f"Modèle personnel de « {patient.display_name} ».")
+    return personal
+
+
+def _cmd_voice_import(args: argparse.Namespace) -> int:
+    from therapy_app.storage import SessionRepository
+    from therapy_app.voice.importing import import_tsv
+
+    with SessionRepository(check_integrity=False) as repository:
+        report = import_tsv(repository, args.patient, Path(args.list))
+    for line in report.summary():
+        _out(line)
+    return 0
+
+
+def _cmd_voice_adapt(args: argparse.Namespace) -> int:
+    import signal
+
+    from therapy_app.voice import report
+    from therapy_app.voice.adaptation import AdaptationCancelledError, adapt_blocking
+
+    last = ""
+
+    def show(progress: AdaptProgress) -> None:
+        nonlocal last
+        line = report.progress_line(progress)
+        if line != last:
+            _err(line)
+            last = line
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # the trainer is told to stop and keep what it learnt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        with _patient_repository(args.patient) as (repository, patient):
+            decision = adapt_blocking(
+                repository,
+                patient.id,
+                show,
+                provider=args.provider,
+                max_steps=args.max_steps,
+                minutes=args.minutes,
+            )
+    except KeyboardInterrupt:
+        raise AdaptationCancelledError(
+            "L'adaptation de la reconnaissance a été arrêtée.",
+            "Relancez-la : l'apprentissage reprendra où il s'était arrêté.",
+        ) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if args.json:
+        _out(json.dumps(decision.to_dict(), ensure_ascii=False))
+    else:
+        for line in report.decision_lines(decision):
+            _out(line)
+    return 0
+
+
+def _cmd_voice_status(args: argparse.Namespace) -> int:
+    from therapy_app.voice import report
+    from therapy_app.voice.store import voice_status
+
+    with _patient_repository(args.patient) as (repository, patient):
+        status = voice_status(repository, patient.id)
+    if args.json:
+        data = asdict(status)
+        data["usable_total"] = status.usable_total
+        _out(json.dumps(data, ensure_ascii=False, default=str))
+    else:
+        for line in report.status_lines(status, patient.display_name):
+            _out(line)
+    return 0
+
+
+def _cmd_voice_revert(args: argparse.Namespace) -> int:
+    from therapy_app.voice.store import revert, undo_revert
+
+    with _patient_repository(args.patient) as (repository, patient):
+        if args.undo:
+            undo_revert(repository.data_dir, patient.id)
+            _out(f"« {patient.display_name} » utilise de nouveau son modèle personnel.")
+        else:
+            revert(repository.data_dir, patient.id)
+            _out(
+                f"« {patient.display_name} » utilise de nouveau le modèle général "
+                "(le modèle personnel est gardé : --undo le reprend)."
+            )
+    return 0
 
 
 PASSPHRASE_ENV = "THERAPY_APP_BACKUP_PASSPHRASE"
@@ -533,6 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--raw", action="store_true", help="the whole file, no VAD, pauses as recorded")
     p.add_argument("--json", action="store_true", help="details as JSON")
+    _patient_option(p)
     p.set_defaults(func=_cmd_transcribe)
 
     p = sub.add_parser("score", help="rank expected texts by likelihood given the audio")
@@ -553,6 +697,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="naming: the picture's word; repetition/completion: the expected text",
     )
     p.add_argument("--json", action="store_true", help="every number the rule used")
+    _patient_option(p, scoring=True)
     p.set_defaults(func=_cmd_judge)
 
     p = sub.add_parser("speak", help="say a French text (or write it with -o)")
@@ -581,6 +726,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="replace answers already in --output-dir")
     p.add_argument("--rate", type=_rate, default=140.0, help="words per minute of the answer")
+    _patient_option(p)
     p.set_defaults(func=_cmd_loop)
 
     p = sub.add_parser("backup", help="back up all patients' data (database + recordings)")
@@ -599,7 +745,46 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--passphrase-file", help="read the passphrase from this file")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(func=_cmd_restore)
+
+    _voice_parsers(sub)
     return parser
+
+
+def _patient_option(parser: argparse.ArgumentParser, *, scoring: bool = False) -> None:
+    extra = " (and its scoring, when adopted for scoring)" if scoring else ""
+    parser.add_argument(
+        "--patient",
+        type=_text,
+        metavar="NAME",
+        help=f"use this patient's personal voice model when one was adopted{extra}",
+    )
+
+
+def _voice_parsers(sub: argparse._SubParsersAction[_FrenchArgumentParser]) -> None:
+    voice = sub.add_parser("voice", help="a patient's personal voice model")
+    commands = voice.add_subparsers(dest="voice_command", required=True)
+
+    p = commands.add_parser("import", help="import recordings listed in a TSV (file, text)")
+    p.add_argument("--patient", required=True, type=_text, metavar="NAME")
+    p.add_argument("list", metavar="LIST.tsv", help="header 'file<TAB>text', paths relative to it")
+    p.set_defaults(func=_cmd_voice_import)
+
+    p = commands.add_parser("adapt", help="train and check a personal model (blocks)")
+    p.add_argument("--patient", required=True, type=_text, metavar="NAME")
+    p.add_argument("--json", action="store_true", help="the decision as JSON")
+    p.add_argument("--max-steps", type=_steps, default=None, help=argparse.SUPPRESS)  # tests
+    p.add_argument("--minutes", type=_positive, default=None, help="training time budget")
+    p.set_defaults(func=_cmd_voice_adapt)
+
+    p = commands.add_parser("status", help="usable recordings, last adaptation, model in use")
+    p.add_argument("--patient", required=True, type=_text, metavar="NAME")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_voice_status)
+
+    p = commands.add_parser("revert", help="use the generic model again for this patient")
+    p.add_argument("--patient", required=True, type=_text, metavar="NAME")
+    p.add_argument("--undo", action="store_true", help="use the personal model set aside again")
+    p.set_defaults(func=_cmd_voice_revert)
 
 
 # What a terminal that cannot show accented letters prints instead of the

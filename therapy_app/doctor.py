@@ -72,6 +72,39 @@ def _model_checks(verify_hashes: bool) -> list[Check]:
     return checks
 
 
+def _train_weights_dir() -> Path | None:
+    """The installed voice pack's training weights, else a build folder's (a checkout)."""
+    from therapy_app import voice_pack
+    from therapy_app.asr.config import TRAIN_MODEL
+
+    pack = voice_pack.find()
+    if pack is not None and (pack.weights_dir / model_store.SIDECAR).is_file():
+        return pack.weights_dir
+    return model_store.find_model(TRAIN_MODEL)
+
+
+def _voice_pack_check(verify_hashes: bool) -> Check:
+    """The Whisper weights a personal voice is trained on: an optional pack, absent is fine."""
+    from therapy_app.asr.config import TRAIN_MODEL
+
+    name = f"model {TRAIN_MODEL}"
+    directory = _train_weights_dir()
+    if directory is None:
+        detail = "absent : pack voix non installé (facultatif, pour apprendre la voix d'un patient)"
+        return Check(name, False, detail, required=False)
+    try:
+        bundle = model_store.ModelBundle(
+            TRAIN_MODEL, directory, model_store.read_sidecar(directory, TRAIN_MODEL)
+        )
+    except TherapyAppError as exc:
+        return Check(name, False, exc.french(), required=False)
+    version = bundle.meta.get("version", "?")
+    problems = bundle.verify() if verify_hashes else []
+    state = "sha256 ok" if verify_hashes and not problems else "; ".join(problems)
+    detail = f"{bundle.directory} (version {version}{', ' + state if state else ''})"
+    return Check(name, not problems, detail, required=False)
+
+
 def _provider_checks(provider: str | None) -> list[Check]:
     from therapy_app import inference
 
@@ -211,6 +244,7 @@ def run(provider: str | None = None, verify_hashes: bool = True) -> Report:
         Check("therapy_app", True, f"{__version__} on Python {platform.python_version()}")
     )
     report.checks.extend(_model_checks(verify_hashes))
+    report.checks.append(_voice_pack_check(verify_hashes))
     report.checks.extend(_provider_checks(provider))
     report.checks.append(_voice_check())
     report.checks.extend(_audio_checks())

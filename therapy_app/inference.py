@@ -7,15 +7,18 @@ import importlib
 import logging
 import os
 import sys
+import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from therapy_app import gpu_pack
 from therapy_app.errors import ModelInvalidError, ModelMissingError
 
 if TYPE_CHECKING:
+    import numpy as np
     import onnxruntime
 
 _LOGGER = logging.getLogger(__name__)
@@ -179,8 +182,17 @@ def default_threads() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
+# Initializers given to a session, kept alive exactly as long as the session: ONNX
+# Runtime reads their buffers in place and does not own them.
+_KEPT_INITIALIZERS: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
+
+
 def create_session(
-    path: Path, *, provider: str | None = None, threads: int | None = None
+    path: Path,
+    *,
+    provider: str | None = None,
+    threads: int | None = None,
+    initializers: Mapping[str, np.ndarray] | None = None,
 ) -> onnxruntime.InferenceSession:
     """Create an inference session on the best working provider.
 
@@ -188,6 +200,10 @@ def create_session(
         path: the ``.onnx`` file.
         provider: "auto", "cpu" or "cuda"; None reads the environment.
         threads: intra-op threads; None uses :func:`default_threads`.
+        initializers: graph initializer name -> array used instead of the one
+            stored in the file (a patient's adapter). ONNX Runtime silently
+            ignores a name the graph lacks and does not check shapes: the
+            caller validates both.
 
     Returns:
         The session. What it really runs on is logged and kept for ``doctor``.
@@ -212,6 +228,11 @@ def create_session(
     # Busy-waiting threads steal the only cores from the UI and audio threads.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
+    kept = []
+    for name, array in (initializers or {}).items():
+        value = ort.OrtValue.ortvalue_from_numpy(array)
+        options.add_initializer(name, value)
+        kept.append((array, value))
     wanted = requested_providers(provider)
     try:
         session = ort.InferenceSession(str(path), sess_options=options, providers=wanted)
@@ -221,6 +242,8 @@ def create_session(
             "Reconstruisez les modèles avec « therapy-app build-models ».",
             f"cannot load {path}: {exc}",
         ) from exc
+    if kept:
+        _KEPT_INITIALIZERS[session] = kept
     info = SessionInfo(path.name, tuple(wanted), tuple(session.get_providers()), n_threads)
     if CUDA in wanted and info.provider != "cuda":
         _LOGGER.warning("%s: CUDA was requested but the session runs on CPU", path.name)

@@ -107,6 +107,7 @@ APP_DATA_PREFIXES = (
     DB_FILENAME,
     "recordings",
     "pending",
+    "voice",
     "avant-restauration-",
     ".restauration-",
     ".sauvegarde-",

@@ -26,12 +26,17 @@ from therapy_app.gui.therapist.area import (
     TAB_PATIENT,
     TAB_PROGRAM,
     TAB_PROGRESS,
+    TAB_VOICE,
     TherapistArea,
 )
 from therapy_app.gui.therapist.report_pdf import write_report_pdf
+from therapy_app.model_store import sha256_file
 from therapy_app.storage import SessionRepository
 from therapy_app.storage.programs import Program, ProgramStep
-from tools.demo_data import DEMO_PASSWORD, DEMO_USERNAME, DemoClock, seed_demo
+from therapy_app.voice import store as voice_store
+from therapy_app.voice.enrolment import add_enrolment, enrolment_items
+from therapy_app.voice.model import VoiceDecision, VoiceFigures
+from tools.demo_data import DEMO_PASSWORD, DEMO_USERNAME, DemoClock, hum, seed_demo
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -137,6 +142,33 @@ def _demo_program(repository: SessionRepository, patient_id: int) -> None:
     repository.set_archived(patient_id, False, DEMO_USERNAME)
 
 
+def _demo_voice(repository: SessionRepository, patient_id: int, folder: Path) -> None:
+    """A « Enregistrer la voix » session and an adopted personal model, with invented figures.
+
+    The recordings are the demo's hums and the adapter a placeholder file: the
+    screenshot shows the tab, not a real adaptation (that takes minutes and the
+    voice pack).
+    """
+    for number, text in enumerate(enrolment_items(30)):
+        clip = hum(1.2 + 0.1 * (number % 5), seed=9000 + number)
+        add_enrolment(repository, patient_id, clip, text, accepted=number % 7 != 3)
+    adapter = folder / "demo-adapter.npz"
+    adapter.write_bytes(b"demo adapter, not a model\n")
+    decision = VoiceDecision(
+        adopted=True,
+        reason="Le modèle personnel reconnaît mieux ce patient : 31 % de mots mal "
+        "reconnus au lieu de 47 %.",
+        generic=VoiceFigures(wer=0.47, words_right=0.52, items=9, verdict_true_accept=0.67),
+        personal=VoiceFigures(wer=0.31, words_right=0.71, items=9, verdict_true_accept=0.78),
+        train_items=36,
+        held_out_items=9,
+        minutes=18.4,
+        created_at=repository.now().isoformat(timespec="seconds"),
+        adapter_sha256=sha256_file(adapter),
+    )
+    voice_store.save_decision(repository.data_dir, patient_id, decision, adapter)
+
+
 def save_screenshots(out_dir: Path) -> list[Path]:
     """Write ``therapist_*.png`` for each screen into ``out_dir``.
 
@@ -214,6 +246,11 @@ def save_screenshots(out_dir: Path) -> list[Path]:
             area.patient_panel.ask_delete()
             written.append(_grab(area, out_dir / f"{PREFIX}patients.png"))
             area.patient_panel.set_patient(repository.get_patient(demo.patient.id))
+
+            _demo_voice(repository, demo.patient.id, Path(tmp))
+            with _waiting(area.voice.status_loaded):
+                area.tabs.setCurrentIndex(TAB_VOICE)
+            written.append(_grab(area, out_dir / f"{PREFIX}voice.png"))
 
             pdf = Path(tmp) / "rapport.pdf"
             write_report_pdf(build_report_data(repository, demo.patient.id, start, end), pdf)

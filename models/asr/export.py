@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,18 +45,110 @@ def _name_dims(model: onnx.ModelProto, names: dict[tuple[str, int], str]) -> Non
                 dim.dim_param = " + ".join(mapping.get(p, p) for p in parts)
 
 
+def name_adapter_slots(model: onnx.ModelProto, slots: Mapping[str, np.ndarray]) -> list[str]:
+    """Give the exported adapter matrices their stable slot names, found by value.
+
+    The exporter names initializers ``val_53`` and the like; a personal adapter
+    replaces them at session creation by name (``SessionOptions.add_initializer``),
+    so each gets the name of :mod:`therapy_app.asr.personal`, and so does the one
+    MatMul reading it (``<slot>/MatMul``, to keep it out of int8 quantization).
+
+    Args:
+        model: the exported decoder, changed in place.
+        slots: slot name -> the exact float32 value the exporter stored.
+
+    Returns:
+        The names of the MatMul nodes reading the slots.
+
+    Raises:
+        RuntimeError: a slot is not found, is found twice, holds the same values as
+            another (the exporter would share one initializer), or is read by
+            anything but one MatMul as its weight.
+    """
+    from onnx import TensorProto, numpy_helper
+
+    graph = model.graph
+    wanted: dict[tuple[tuple[int, ...], bytes], str] = {}
+    for name, value in slots.items():
+        key = (tuple(value.shape), np.ascontiguousarray(value, np.float32).tobytes())
+        if key in wanted:
+            raise RuntimeError(f"adapter slots {wanted[key]} and {name} hold the same values")
+        wanted[key] = name
+    shapes = {shape for shape, _ in wanted}
+    renamed: dict[str, str] = {}
+    for init in graph.initializer:
+        if init.data_type != TensorProto.FLOAT or tuple(init.dims) not in shapes:
+            continue
+        value = numpy_helper.to_array(init)
+        slot = wanted.get((tuple(value.shape), value.tobytes()))
+        if slot is None:
+            continue
+        if slot in renamed.values():
+            raise RuntimeError(f"adapter slot {slot} found twice in the exported decoder")
+        renamed[init.name] = slot
+        init.name = slot
+    missing = sorted(set(slots) - set(renamed.values()))
+    if missing:
+        raise RuntimeError(
+            f"{len(missing)} of {len(slots)} adapter matrices not found in the exported "
+            f"decoder, e.g. {missing[:3]}"
+        )
+    readers: dict[str, list[str]] = {slot: [] for slot in slots}
+    for node in graph.node:
+        for index, name in enumerate(node.input):
+            if name not in renamed:
+                continue
+            slot = renamed[name]
+            if node.op_type != "MatMul" or index != 1:
+                raise RuntimeError(f"adapter slot {slot} feeds {node.op_type} input {index}")
+            node.input[index] = slot
+            node.name = f"{slot}/MatMul"
+            readers[slot].append(node.name)
+    for listing in (graph.input, graph.output, graph.value_info):
+        for info in listing:
+            info.name = renamed.get(info.name, info.name)
+    odd = {slot: nodes for slot, nodes in readers.items() if len(nodes) != 1}
+    if odd:
+        raise RuntimeError(f"adapter slots not read by exactly one MatMul: {sorted(odd)[:3]}")
+    return [nodes[0] for nodes in readers.values()]
+
+
+def check_adapter_slots(path: Path, shapes: Mapping[str, tuple[int, ...]]) -> None:
+    """Check that a (quantized) decoder still has every slot as a float32 MatMul weight.
+
+    Raises:
+        RuntimeError: a slot is missing, not float32, of another shape, or quantized.
+    """
+    from onnx import TensorProto
+
+    model = onnx.load(str(path))
+    inits = {init.name: init for init in model.graph.initializer}
+    matmul_weights = {n.input[1] for n in model.graph.node if n.op_type == "MatMul"}
+    for name, shape in shapes.items():
+        init = inits.get(name)
+        if init is None or init.data_type != TensorProto.FLOAT or tuple(init.dims) != shape:
+            raise RuntimeError(f"{path.name}: adapter slot {name} is not a float32 {shape}")
+        if name not in matmul_weights:
+            raise RuntimeError(f"{path.name}: adapter slot {name} is not read by a float MatMul")
+    if portable_int8.s8_weight_count(model):
+        raise RuntimeError(f"{path.name} still has s8 MatMulInteger weights")
+
+
 def _finish(
     exported: torch.onnx.ONNXProgram,
     target: Path,
     doc: str,
     dim_names: dict[tuple[str, int], str] | None = None,
-) -> None:
+    slots: Mapping[str, np.ndarray] | None = None,
+) -> list[str]:
     model = exported.model_proto
     _name_dims(model, dim_names or {})
+    slot_nodes = name_adapter_slots(model, slots) if slots else []
     model.doc_string = doc
     onnx.checker.check_model(model)
     _save_atomic(model, target)
     _LOGGER.info("wrote %s (%.1f MB)", target.name, target.stat().st_size / 1e6)
+    return slot_nodes
 
 
 def export_encoder(encoder: WhisperEncoder, target: Path, opset: int = OPSET) -> None:
@@ -79,8 +172,12 @@ def export_encoder(encoder: WhisperEncoder, target: Path, opset: int = OPSET) ->
 
 
 def export_decoder(
-    decoder: WhisperDecoderStep, target: Path, opset: int = OPSET, gated: bool = False
-) -> None:
+    decoder: WhisperDecoderStep,
+    target: Path,
+    opset: int = OPSET,
+    gated: bool = False,
+    slots: Mapping[str, np.ndarray] | None = None,
+) -> list[str]:
     """Export the cached decoder step with dynamic beam batch, new-token and cache lengths.
 
     ``tokens [B, S]``, per layer ``self_k_i/self_v_i [B, H, P, Dh]`` and
@@ -89,7 +186,8 @@ def export_decoder(
     1: every row of a call decodes the same clip, so beams and scored candidates
     share it instead of copying 37 MB per row. ``gated``: the decoder carries
     adapters (:func:`therapy_voice.lora.attach_saved`) scaled by an ``adapter_gate``
-    [1] input.
+    [1] input. ``slots``: for a gated decoder, slot name -> value of each adapter
+    matrix (:func:`name_adapter_slots`); returns the MatMul nodes reading them.
     """
     dims = decoder.dims
     L, H, Dh = dims.n_decoder_layers, dims.n_heads, dims.head_dim
@@ -130,11 +228,21 @@ def export_decoder(
         },
     )
     dim_names = {("tokens", 0): "batch", ("tokens", 1): "steps", ("self_k_0", 2): "past"}
-    _finish(exported, target, "Whisper base decoder step with self-attention KV cache", dim_names)
+    return _finish(
+        exported,
+        target,
+        "Whisper base decoder step with self-attention KV cache",
+        dim_names,
+        slots,
+    )
 
 
-def quantize_int8(source: Path, target: Path) -> None:
-    """Dynamic int8 quantization of the MatMul weights (activations stay float)."""
+def quantize_int8(source: Path, target: Path, keep_float: Sequence[str] = ()) -> None:
+    """Dynamic int8 quantization of the MatMul weights (activations stay float).
+
+    ``keep_float``: nodes left in float32, e.g. the adapter MatMuls whose weights
+    are replaced at run time.
+    """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     tmp = target.with_name(target.name + ".tmp")
@@ -144,6 +252,7 @@ def quantize_int8(source: Path, target: Path) -> None:
         op_types_to_quantize=["MatMul", "Gather"],
         per_channel=False,
         weight_type=QuantType.QInt8,
+        nodes_to_exclude=list(keep_float),
     )
     # Same integers on every x86 CPU, with or without VNNI (models/portable_int8.py).
     portable_int8.rewrite_file(tmp)

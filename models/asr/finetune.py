@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch import nn
 
 from models.asr.finetune_data import (
     D_MODEL,
@@ -42,7 +41,15 @@ from models.asr.finetune_data import (
     load_encoder,
 )
 from therapy_voice.lora import LoraSettings, adapter_arrays, attach_lora, load_into
-from therapy_voice.whisper_torch import _attend, _merge_heads, _split_heads
+from therapy_voice.teaching import (
+    cross_attention,
+    decoder_forward,
+    kl_to_reference,
+    mean_token_loss,
+    sequence,
+    token_loss,
+    token_rows,
+)
 
 _LOGGER = logging.getLogger("asr_finetune")
 VALID_SHARE = 0.05
@@ -68,36 +75,6 @@ def load_items(data: Path, store: int = 0) -> tuple[list[dict], np.memmap]:
     return kept, states
 
 
-def decoder_forward(
-    decoder, encoder, tokens: torch.Tensor, states: torch.Tensor, gate: float | None = None
-) -> torch.Tensor:
-    """Teacher-forced logits [B, S, V] for token rows [B, S] over their own clips' states.
-
-    ``gate`` 0 runs the plain decoder under the adapters (for the KL term).
-    """
-    n_heads = decoder.dims.n_heads
-    g = None if gate is None else torch.tensor(gate)
-
-    def lin(layer, t: torch.Tensor) -> torch.Tensor:
-        return layer(t) if g is None else layer(t, g)
-
-    steps = tokens.shape[1]
-    x = decoder.embed(tokens) + decoder.positions[:steps]
-    pos = torch.arange(steps)
-    mask = torch.where(pos[None, :] > pos[:, None], torch.tensor(-1e9), torch.tensor(0.0))
-    for i, block in enumerate(decoder.blocks):
-        with torch.no_grad():
-            ck, cv = encoder.cross_kv[i](states).chunk(2, dim=-1)
-            ck, cv = _split_heads(ck, n_heads), _split_heads(cv, n_heads)
-        q, k, v = lin(block.qkv, block.attn_ln(x)).chunk(3, dim=-1)
-        h = _attend(*(_split_heads(t, n_heads) for t in (q, k, v)), mask)
-        x = x + lin(block.out, _merge_heads(h))
-        cq = _split_heads(lin(block.cross_q, block.cross_ln(x)), n_heads)
-        x = x + lin(block.cross_out, _merge_heads(_attend(cq, ck, cv)))
-        x = x + lin(block.fc2, nn.functional.gelu(lin(block.fc1, block.mlp_ln(x))))
-    return torch.matmul(decoder.ln(x), decoder.proj)
-
-
 # Kinds whose audio says the intended sentence (finetune_data.draw_kind).
 SENTENCE_KINDS = ("intended", "fluent")
 # Kinds said cleanly: their adapted distribution is kept near plain Whisper's (KL term).
@@ -121,44 +98,23 @@ def with_written_forms(items: list[dict], corpus: Path | None, count: int) -> No
             it["written"] = it.get("intended") or rows[it["index"]]["tgt"]
 
 
-def sequence(item: dict, prompt: list[int], sot: list[int], encode, eot: int):
-    """(prefix, full token row) for one item: verbatim with the prompt, or written without."""
-    if "written" in item:
-        return sot, sot + encode(" " + item["written"].strip()) + [eot]
-    return prompt, prompt + encode(" " + item["target"]) + [eot]
-
-
 def batch_tensors(batch, states, prompts: tuple[list[int], list[int]], encode, eot: int):
     """Token rows (right-padded), loss targets (-100 outside the transcript) and states."""
-    pairs = [sequence(it, *prompts, encode, eot) for it in batch]
-    width = max(len(s) for _, s in pairs)
-    tokens = torch.full((len(pairs), width), eot, dtype=torch.long)
-    labels = torch.full((len(pairs), width), -100, dtype=torch.long)
-    for r, (prefix, seq) in enumerate(pairs):
-        tokens[r, : len(seq)] = torch.tensor(seq)
-        # Position p predicts token p + 1: only the transcript and its end are learnt.
-        labels[r, len(prefix) - 1 : len(seq) - 1] = torch.tensor(seq[len(prefix) :])
+    tokens, labels = token_rows([sequence(it, *prompts, encode, eot) for it in batch], eot)
     rows = np.stack([states[it["store"]][it["index"]] for it in batch]).astype(np.float32)
     return tokens, labels, torch.from_numpy(rows)
 
 
 def evaluate(decoder, encoder, items, states, prefix, encode, eot, batch_size=8) -> float:
     """Mean token cross-entropy on ``items``."""
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for s in range(0, len(items), batch_size):
-            batch = items[s : s + batch_size]
-            tokens, labels, st = batch_tensors(batch, states, prefix, encode, eot)
-            logits = decoder_forward(decoder, encoder, tokens, st)
-            loss = nn.functional.cross_entropy(
-                logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), reduction="sum"
-            )
-            total += float(loss)
-            count += int((labels != -100).sum())
-    return total / max(1, count)
+    batches = (
+        batch_tensors(items[s : s + batch_size], states, prefix, encode, eot)
+        for s in range(0, len(items), batch_size)
+    )
+    return mean_token_loss(decoder, encoder, batches)
 
 
-def clean_kl(decoder, encoder, batch, tokens, labels, states, logits) -> torch.Tensor:
+def clean_kl(decoder, cross, batch, tokens, labels, logits) -> torch.Tensor:
     """Mean KL(plain || adapted) over the transcript positions of cleanly said items.
 
     On clean speech plain Whisper base is already good: the adapters should not
@@ -169,11 +125,10 @@ def clean_kl(decoder, encoder, batch, tokens, labels, states, logits) -> torch.T
         return logits.new_zeros(())
     idx = torch.tensor(rows)
     with torch.no_grad():
-        plain = decoder_forward(decoder, encoder, tokens[idx], states[idx], gate=0.0)
-    mask = labels[idx] != -100
-    log_q = torch.log_softmax(logits[idx].float()[mask], dim=-1)
-    log_p = torch.log_softmax(plain.float()[mask], dim=-1)
-    return nn.functional.kl_div(log_q, log_p, log_target=True, reduction="batchmean")
+        # fp32 as before the refactor: ``cross`` may come from the bf16 autocast.
+        sub = [(k[idx].float(), v[idx].float()) for k, v in cross]
+        plain = decoder_forward(decoder, sub, tokens[idx], gate=0.0)
+    return kl_to_reference(logits[idx], plain, labels[idx])
 
 
 def train(args: argparse.Namespace) -> None:
@@ -235,12 +190,11 @@ def train(args: argparse.Namespace) -> None:
         for group in optimizer.param_groups:
             group["lr"] = args.lr * warm * decay
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
-            logits = decoder_forward(decoder, encoder, tokens, st)
-        loss = nn.functional.cross_entropy(
-            logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1)
-        )
+            cross = cross_attention(encoder, st)
+            logits = decoder_forward(decoder, cross, tokens)
+        loss = token_loss(logits, labels)
         if args.kl > 0:
-            loss = loss + args.kl * clean_kl(decoder, encoder, batch, tokens, labels, st, logits)
+            loss = loss + args.kl * clean_kl(decoder, cross, batch, tokens, labels, logits)
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)

@@ -37,12 +37,12 @@ import numpy as np
 from models.evaluation_texts import training_pairs, verbatim_target
 from models.halting.speak import PAUSE_BINS, HaltingStyle, speak_halting
 from models.halting.voices import all_voices
+from therapy_voice.prepare import D_MODEL, N_FRAMES
 
 _LOGGER = logging.getLogger("asr_finetune_data")
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS_FILE = "items.jsonl"
 ENCODED_FILE = "encoded.f16"
-N_FRAMES, D_MODEL = 1500, 512
 PICO_SHARE = 0.6
 SOURCE_SHARE = 0.65
 # The intended sentences are said with fewer breaks than the telegraphic sources.
@@ -83,26 +83,9 @@ def draw_rows(corpus: Path, count: int, seed: int = 11, offset: int = 0) -> list
 def load_encoder():
     """The frozen fp32 Whisper encoder and decoder (PyTorch), from the cached source model."""
     from models.asr.sources import assemble
-    from therapy_voice.ct2 import read_ct2_model
-    from therapy_voice.whisper_torch import load_from_ct2
+    from therapy_voice.prepare import load_weights
 
-    files = assemble(ROOT / "build" / "cache")
-    return load_from_ct2(read_ct2_model(files.model_bin))
-
-
-def encoder_states(encoder, mel: np.ndarray):
-    """The encoder's final hidden states [1500, 512] (before the cross-attention projections)."""
-    import torch
-    from torch import nn
-
-    with torch.no_grad():
-        x = torch.from_numpy(mel[None])
-        x = nn.functional.gelu(encoder.conv1(x))
-        x = nn.functional.gelu(encoder.conv2(x)).transpose(1, 2)
-        x = x + encoder.positions
-        for block in encoder.blocks:
-            x = block(x)
-        return encoder.ln(x)[0]
+    return load_weights(assemble(ROOT / "build" / "cache").model_bin)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,10 +101,9 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from therapy_app.asr.features import log_mel_spectrogram
     from therapy_app.asr.recognizer import SpeechRecognizer
-    from therapy_app.asr.utterance import prepare
     from therapy_app.vad.silero import VoiceActivityDetector
+    from therapy_voice.prepare import heard_states
 
     torch.set_num_threads(args.threads)
     rows = draw_rows(args.corpus, args.count, offset=args.offset)
@@ -151,14 +133,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"ft{args.offset + i}", text, voice, pause_bin or rng.choice(bins), style,
                 seed="asrft",
             )  # fmt: skip
-            prepared = prepare(vad, utt.clip)
             target = verbatim_target(utt.spoken)
-            if prepared is not None and target:
-                mel = log_mel_spectrogram(prepared[1].samples, mel_settings)
-                states[i] = encoder_states(encoder, mel).numpy().astype(np.float16)
+            heard = heard_states(vad, encoder, mel_settings, utt.clip) if target else None
+            if heard is not None:
+                states[i] = heard
                 states.flush()
             row = {
-                "index": i, "target": target if prepared is not None else "", "kind": kind,
+                "index": i, "target": target if heard is not None else "", "kind": kind,
                 "voice": utt.voice, "pause_bin": utt.pause_bin, "intended": rows[i]["tgt"],
             }  # fmt: skip
             out.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -13,6 +13,14 @@ ENCODER_ROLE = "encoder"
 DECODER_ROLE = "decoder"
 TOKENIZER_ROLE = "tokenizer"
 
+# The Whisper base weights a patient's personal adapter is trained on (therapy_voice,
+# in its own process): the CTranslate2 model.bin and its side files, in an optional
+# "voice pack" folder next to whisper-base. Roles of its sidecar's "files" section:
+TRAIN_MODEL = "whisper-base-train"
+MODEL_BIN_ROLE = "model_bin"
+CT2_CONFIG_ROLE = "config"
+ADAPTER_ROLE = "adapter"  # the halting-speech adapter built into the decoder graph
+
 
 @dataclass(frozen=True)
 class SpecialTokens:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +112,8 @@ class WhisperOnnx:
         config: model sizes from the sidecar.
         provider: "auto", "cpu" or "cuda" (see :func:`therapy_app.inference.create_session`).
         threads: intra-op threads per session; None uses the default.
+        decoder_initializers: decoder graph initializers replaced at session creation
+            (a personal adapter in the named slots, :mod:`therapy_app.asr.personal`).
     """
 
     def __init__(
@@ -120,10 +123,13 @@ class WhisperOnnx:
         config: WhisperConfig,
         provider: str | None = None,
         threads: int | None = None,
+        decoder_initializers: Mapping[str, np.ndarray] | None = None,
     ) -> None:
         self.config = config
         self._encoder = create_session(encoder_path, provider=provider, threads=threads)
-        self._decoder = create_session(decoder_path, provider=provider, threads=threads)
+        self._decoder = create_session(
+            decoder_path, provider=provider, threads=threads, initializers=decoder_initializers
+        )
         _check_names(self._encoder, *encoder_io(config.n_layers), encoder_path)
         self.gated = ADAPTER_GATE in {i.name for i in self._decoder.get_inputs()}
         self._decoder_inputs, _ = decoder_io(config.n_layers, self.gated)

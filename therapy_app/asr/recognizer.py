@@ -19,10 +19,12 @@ from therapy_app.asr.config import (
 from therapy_app.asr.decoding import SearchSettings, beam_search, score_sequences
 from therapy_app.asr.features import log_mel_spectrogram
 from therapy_app.asr.onnx_whisper import CrossAttention, WhisperOnnx
+from therapy_app.asr.personal import AdapterSlots, PersonalAdapterError, read_adapter
 from therapy_app.asr.tokenizer import WhisperTokenizer
 from therapy_app.audio.clip import AudioClip
 from therapy_app.errors import AudioInputError, ModelInvalidError, TherapyAppError
 from therapy_app.model_store import ASR_MODEL, ModelBundle, load_model, read_sidecar
+from therapy_app.voice.model import PersonalModel
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -69,7 +71,9 @@ class DecodeOptions:
             hypothesis (the loop is kept once); None disables the guard.
         adapter_gate: how much of the halting-speech decoder adapters to use when
             the model has them (0 plain Whisper base, 1 fully adapted); ignored by
-            a plain model. :meth:`SpeechRecognizer.score` always runs plain.
+            a plain model. The adapters are the patient's own when the recogniser
+            was loaded with a personal model. :meth:`SpeechRecognizer.score` runs
+            plain, unless that personal model also scores.
     """
 
     beam_size: int = 5
@@ -173,14 +177,24 @@ class SpeechRecognizer:
         model: the two ONNX graphs.
         tokenizer: the model's tokenizer.
         config: the parsed sidecar.
+        version: the sidecar's model version.
+        personal: the patient's adapter loaded in ``model``'s decoder, if any.
     """
 
     def __init__(
-        self, model: WhisperOnnx, tokenizer: WhisperTokenizer, config: WhisperConfig
+        self,
+        model: WhisperOnnx,
+        tokenizer: WhisperTokenizer,
+        config: WhisperConfig,
+        *,
+        version: str = "?",
+        personal: PersonalModel | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.config = config
+        self.personal = personal
+        self._version = version
         # What transcribe() uses when given no options (benchmarks swap it to compare).
         self.default_options = DecodeOptions()
         t = config.tokens
@@ -193,7 +207,11 @@ class SpeechRecognizer:
 
     @classmethod
     def load(
-        cls, provider: str | None = None, model_dir: Path | None = None, threads: int | None = None
+        cls,
+        provider: str | None = None,
+        model_dir: Path | None = None,
+        threads: int | None = None,
+        personal: PersonalModel | None = None,
     ) -> SpeechRecognizer:
         """Load the ``whisper-base`` model folder.
 
@@ -201,24 +219,58 @@ class SpeechRecognizer:
             provider: "auto", "cpu" or "cuda"; None reads ``THERAPY_APP_PROVIDER``.
             model_dir: a model folder; None resolves ``whisper-base`` with the model store.
             threads: intra-op threads per session; None uses the default.
+            personal: a patient's adapter, run in place of the halting-speech one
+                wherever the adapter gate is open (same graphs, no re-export).
 
         Raises:
             ModelMissingError: the model is not built or installed.
             ModelInvalidError: its files or sidecar do not match.
+            PersonalAdapterError: the personal adapter is altered (sha256), unreadable,
+                or does not fit this model.
         """
         bundle = load_model(ASR_MODEL) if model_dir is None else _bundle_from_dir(model_dir)
         _check_files(bundle)
         config = WhisperConfig.from_dict(bundle.meta)
+        initializers = None
+        if personal is not None:
+            slots = AdapterSlots.from_sidecar(bundle.meta)
+            initializers = read_adapter(personal.adapter, slots, personal.sha256)
         model = WhisperOnnx(
             bundle.file(ENCODER_ROLE),
             bundle.file(DECODER_ROLE),
             config,
             provider=provider,
             threads=threads,
+            decoder_initializers=initializers,
         )
+        if personal is not None and not model.gated:
+            raise PersonalAdapterError(
+                "Le modèle de reconnaissance vocale installé ne peut pas utiliser de voix "
+                "personnelle.",
+                "Mettez le logiciel à jour ou reconstruisez les modèles.",
+                f"{bundle.file(DECODER_ROLE)} has no adapter gate",
+            )
         tokenizer = WhisperTokenizer(bundle.file(TOKENIZER_ROLE), config.tokens)
-        _LOGGER.info("speech recognizer loaded from %s on %s", bundle.directory, model.provider)
-        return cls(model, tokenizer, config)
+        _LOGGER.info(
+            "speech recognizer loaded from %s on %s%s",
+            bundle.directory,
+            model.provider,
+            f" with the personal adapter {personal.adapter}" if personal else "",
+        )
+        version = str(bundle.meta.get("version", "?"))
+        return cls(model, tokenizer, config, version=version, personal=personal)
+
+    @property
+    def model_version(self) -> str:
+        """The version stored with each attempt: the sidecar's, plus the personal adapter.
+
+        ``+personal-<first 12 hex digits of its sha256>``, then ``+scoring`` when it
+        also scores expected texts, e.g. ``base-1.0.0+onnx6+halting-fr+personal-0123456789ab``.
+        """
+        if self.personal is None:
+            return self._version
+        scoring = "+scoring" if self.personal.scoring else ""
+        return f"{self._version}+personal-{self.personal.sha256[:12].lower()}{scoring}"
 
     @property
     def provider(self) -> str:
@@ -349,7 +401,9 @@ class SpeechRecognizer:
         """Rank expected texts by how likely the model finds them for this audio.
 
         The encoder runs once and the candidates are teacher-forced in batches,
-        so scoring a handful of targets costs about one transcription. With the
+        so scoring a handful of targets costs about one transcription. It runs
+        the model's gate (plain Whisper base), or the open gate when the patient's
+        personal model was adopted for scoring too. With the
         int8 decoder, activation scales are shared by a batch, so a score moves
         slightly (not its rank, in the tests) with the other candidates.
 
@@ -389,8 +443,11 @@ class SpeechRecognizer:
         encoded = self._encoded(audio)
         if not candidates:
             return []
+        model = self.model
+        if self.personal is not None and self.personal.scoring:
+            model = model.with_gate(ADAPTER_GATE)
         per_token = score_sequences(
-            self.model, encoded.cross, self.config.tokens.sot_sequence, sequences
+            model, encoded.cross, self.config.tokens.sot_sequence, sequences
         )
         totals = [float(sum(lps)) for lps in per_token]
         means = [total / len(lps) for total, lps in zip(totals, per_token, strict=True)]

@@ -38,10 +38,16 @@ class StopReason(StrEnum):
 
     MANUAL = "manual"  # stop() was called (button)
     END_OF_SPEECH = "end_of_speech"  # trailing silence after speech
+    AT_PAUSE = "at_pause"  # stop_at_pause(): the caller ended it at a settled pause
     NO_SPEECH = "no_speech"  # nothing said before the no-speech timeout
     MAX_DURATION = "max_duration"
     END_OF_INPUT = "end_of_input"  # a finite source ran out
     ERROR = "error"
+
+
+# Endings after which every block kept went through the detector (but a last
+# partial window): a settled pause then still describes the whole clip.
+_ANALYSED_TO_THE_END = (StopReason.END_OF_SPEECH, StopReason.AT_PAUSE, StopReason.END_OF_INPUT)
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,12 @@ class Recorder:
     recorder resamples, measures the level and feeds the end-of-speech detector.
     ``level`` and ``elapsed`` are safe to poll from the UI thread.
 
+    With a detector, the recorder also reports the speaker's settled pauses
+    (:attr:`~therapy_app.vad.silero.EndOfSpeechDetector.settled_samples`):
+    another thread may wait for one (:meth:`next_pause`), take the audio up
+    to it (:meth:`clip_until`) while recording goes on, and end the recording
+    there (:meth:`stop_at_pause`) provided the speaker has said nothing since.
+
     Args:
         source: where blocks come from; None means the default microphone.
     """
@@ -83,6 +95,11 @@ class Recorder:
         self._stop_reason: StopReason | None = None
         self._lock = threading.Lock()  # guards _blocks between consumer and stop()
         self._stop_lock = threading.Lock()
+        # Settled pauses and stop_at_pause() requests, between the consumer and one caller.
+        self._pause = threading.Condition()
+        self._settled: int | None = None
+        self._pause_request: int | None = None
+        self._pause_answer: bool | None = None
         self._last_clip = AudioClip(np.zeros(0, np.float32))
 
     # ----- live state -------------------------------------------------------
@@ -111,11 +128,90 @@ class Recorder:
         """Why the last recording ended (None while recording)."""
         return self._stop_reason
 
+    @property
+    def overflows(self) -> int:
+        """Blocks of input the device reported lost (0 for a source that cannot lose any)."""
+        return int(getattr(self._source, "overflows", 0))
+
     def snapshot(self) -> AudioClip:
         """The audio captured so far, while recording continues (e.g. a live waveform)."""
         with self._lock:
             blocks = list(self._blocks)
         return AudioClip(np.concatenate(blocks) if blocks else np.zeros(0, np.float32))
+
+    # ----- settled pauses -----------------------------------------------------
+    @property
+    def settled(self) -> int | None:
+        """Samples up to the speaker's current settled pause; None while speech goes on.
+
+        Also after the recording ended: not None then means nothing was said
+        after that point (every window of the recording was analysed, but a
+        last partial one, too short to hold speech).
+        """
+        with self._pause:
+            return self._settled
+
+    def next_pause(self, previous: int | None = None, timeout: float | None = None) -> int | None:
+        """Wait for a settled pause other than ``previous``; None once the recording ended.
+
+        Args:
+            previous: the pause already handled (None: any pause).
+            timeout: seconds to wait at most (None: until a pause or the end).
+
+        Returns:
+            The pause (samples from the start), or None when the recording
+            ended, or on timeout.
+        """
+
+        def ready() -> bool:
+            fresh = self._settled is not None and self._settled != previous
+            return fresh or self._finished.is_set()
+
+        with self._pause:
+            self._pause.wait_for(ready, timeout)
+            if self._finished.is_set() or self._settled == previous:
+                return None
+            return self._settled
+
+    def clip_until(self, samples: int) -> AudioClip:
+        """The first ``samples`` of the recording (fewer if less was captured)."""
+        with self._lock:
+            blocks = list(self._blocks)
+        audio = np.concatenate(blocks) if blocks else np.zeros(0, np.float32)
+        return AudioClip(audio[:samples].copy())
+
+    def stop_at_pause(self, samples: int, timeout: float = 5.0) -> bool:
+        """End the recording at the settled pause ``samples`` if nothing was said since.
+
+        The consumer decides between two blocks, so no block it has not
+        analysed is kept (:attr:`StopReason.AT_PAUSE`; queued blocks are
+        dropped, unlike a manual stop). Collect the clip with :meth:`stop`.
+
+        Returns:
+            True when the recording ended there; False when the speaker went
+            on (the pause is no longer settled), the recording already
+            ended, or the consumer did not answer within ``timeout``.
+        """
+        with self._pause:
+            if self._thread is None or self._finished.is_set() or self._settled != samples:
+                return False
+            self._pause_request, self._pause_answer = samples, None
+            self._pause.wait_for(
+                lambda: self._pause_answer is not None or self._finished.is_set(), timeout
+            )
+            answer = bool(self._pause_answer)
+            self._pause_request = self._pause_answer = None
+            return answer
+
+    def _answer_pause_request(self) -> bool:
+        """In the consumer: True when a stop_at_pause() request is to be granted now."""
+        with self._pause:
+            request = self._pause_request
+            if request is None or self._pause_answer is not None:
+                return False
+            self._pause_answer = request == self._settled
+            self._pause.notify_all()
+            return self._pause_answer
 
     # ----- control ----------------------------------------------------------
     def start(
@@ -145,6 +241,8 @@ class Recorder:
         self._error, self._stop_reason = None, None
         self._stop_requested.clear()
         self._finished.clear()
+        with self._pause:
+            self._settled = self._pause_request = self._pause_answer = None
         if end_of_speech is not None:
             end_of_speech.reset()
         self._source.start()
@@ -227,6 +325,12 @@ class Recorder:
         return self.stop()
 
     # ----- consumer ---------------------------------------------------------
+    def _settle(self, settled: int | None) -> None:
+        with self._pause:
+            if settled != self._settled:
+                self._settled = settled
+                self._pause.notify_all()
+
     def _append(self, block: np.ndarray, resampler: StreamResampler | None) -> np.ndarray:
         if resampler is not None:
             block = resampler.process(block)
@@ -250,6 +354,9 @@ class Recorder:
         max_samples = int(settings.max_seconds * SAMPLE_RATE)
         try:
             while not self._stop_requested.is_set():
+                if self._answer_pause_request():
+                    reason = StopReason.AT_PAUSE
+                    break
                 block = self._source.read(_POLL_S)
                 if block is None:
                     if self._source.exhausted:
@@ -262,7 +369,11 @@ class Recorder:
                 block = self._append(block, resampler)
                 if on_level is not None:
                     on_level(self._level)
-                if detector is not None and len(block) and detector.feed(block):
+                ended = False
+                if detector is not None and len(block):
+                    ended = detector.feed(block)
+                    self._settle(detector.settled_samples)
+                if ended:
                     reason = StopReason.END_OF_SPEECH
                     break
                 if self._count >= max_samples:
@@ -292,12 +403,18 @@ class Recorder:
                 with self._lock:
                     self._blocks.append(tail)
                 self._count += len(tail)
-        if self._count > max_samples:
+        cut = self._count > max_samples
+        if cut:
             with self._lock:
                 self._blocks = [np.concatenate(self._blocks)[:max_samples]]
             self._count = max_samples
         self._stop_reason = reason
-        self._finished.set()
+        with self._pause:
+            if cut or reason not in _ANALYSED_TO_THE_END:
+                # Audio kept without analysis (drained, cut at the limit): no promise.
+                self._settled = None
+            self._finished.set()
+            self._pause.notify_all()
         # Stop the device right away; stop() may be called much later by the UI.
         if reason is not StopReason.MANUAL:
             self._source.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 from collections.abc import Callable, Sequence
@@ -37,9 +38,10 @@ from therapy_app.naming.bank import NamingBank
 from therapy_app.practice.controller import PracticeController, PracticeSettings
 from therapy_app.practice.events import ExerciseDone, ExerciseKind, PracticeEvent, french_message
 from therapy_app.practice.program import PlannedExercise
-from therapy_app.speech.loading import LOAD_STEPS, LoadStep
+from therapy_app.speech.loading import LOAD_STEPS, LoadStep, with_personal_voice
 from therapy_app.speech.services import AudioOutput, SpeechServices
 from therapy_app.storage import Patient, SessionRepository
+from therapy_app.voice.store import personal_model
 
 if TYPE_CHECKING:  # imported on first use (open_therapist_area)
     from therapy_app.gui.therapist.area import TherapistArea
@@ -123,6 +125,9 @@ class MainWindow(QMainWindow):
         self.therapist: TherapistArea | None = None
         self.todays = TodaysProgram(repository, self.runner, settings, self)
         self._auto_skip = True
+        # The chosen patient's engines with their personal voice model (issue 26).
+        self._voice: tuple[int, SpeechServices] | None = None
+        self._voice_pending = False
 
         self.loader = ServicesLoader(self.runner, load_steps, recorder_factory, player, self)
         self.profiles = ProfileScreen(repository, self.runner)
@@ -331,6 +336,7 @@ class MainWindow(QMainWindow):
         self.patient_box.insertWidget(0, self.avatar)
         self.patient_name.set_full_text(patient.display_name)
         self.chooser.greet(patient.display_name)
+        self._load_patient_voice()
         self.show_chooser()
         self.load_program()
 
@@ -386,19 +392,66 @@ class MainWindow(QMainWindow):
         """The three exercises."""
         self._leave_practice()
         self._show(self.chooser, "chooser", "Choisir un exercice")
-        self.chooser.set_ready(self.services is not None)
+        self.chooser.set_ready(self._practice_services() is not None)
         if self.loader.error:
             self.chooser.show_error(self.loader.error)
         self.chooser.focus_first()
 
     def _services_loaded(self, services: SpeechServices) -> None:
-        self.chooser.set_ready(True)
+        self._load_patient_voice()
+        self.chooser.set_ready(self._practice_services() is not None)
         if services.corrector is None:
             _LOGGER.info("free speech without correction")
         if services.notices:
             # The same French notice as `therapy-app loop` prints (a missing or damaged corrector).
             self.banner.show_notice(" ".join(services.notices))
         self.services_ready.emit()
+
+    # ----- the patient's personal voice (issue 26) -----------------------------------
+    def _practice_services(self) -> SpeechServices | None:
+        """The engines a session of the chosen patient uses (None until they are ready)."""
+        services = self.services
+        if services is None or self._voice_pending:
+            return None
+        if self._voice is not None and self.patient is not None:
+            patient_id, personal = self._voice
+            if patient_id == self.patient.id:
+                return personal
+        return services
+
+    def _load_patient_voice(self) -> None:
+        """Load the chosen patient's adopted personal voice model, off the UI thread."""
+        self._voice, self._voice_pending = None, False
+        services, patient = self.services, self.patient
+        if services is None or patient is None:
+            return
+        personal = personal_model(self.repository.data_dir, patient.id)
+        if personal is None:
+            return
+        self._voice_pending = True
+        self.chooser.set_ready(False)
+        self.runner.submit(
+            with_personal_voice,
+            services,
+            personal,
+            on_done=functools.partial(self._patient_voice_ready, patient.id),
+            on_error=functools.partial(self._patient_voice_failed, patient.id),
+            group="patient-voice",
+        )
+
+    def _patient_voice_ready(self, patient_id: int, services: SpeechServices) -> None:
+        if self.patient is None or self.patient.id != patient_id:
+            return
+        self._voice, self._voice_pending = (patient_id, services), False
+        self.chooser.set_ready(True)
+
+    def _patient_voice_failed(self, patient_id: int, exc: BaseException) -> None:
+        # A damaged or mismatched adapter: the patient practises with the generic model.
+        _LOGGER.warning("personal voice of patient %d not loaded: %s", patient_id, exc)
+        if self.patient is None or self.patient.id != patient_id:
+            return
+        self._voice_pending = False
+        self.chooser.set_ready(True)
 
     # ----- exercises --------------------------------------------------------------
     def start_exercise(self, kind: ExerciseKind) -> PracticeScreen | None:
@@ -414,12 +467,13 @@ class MainWindow(QMainWindow):
     def _open_exercise(
         self, kind: ExerciseKind, settings: PracticeSettings, announcement: str = ""
     ) -> PracticeScreen | None:
-        if self.services is None or self.patient is None:
+        services = self._practice_services()
+        if services is None or self.patient is None:
             return None
         self._leave_practice()
         controller = PracticeController(
             kind,
-            self.services,
+            services,
             self.repository,
             self.patient.id,
             self.runner,

@@ -8,6 +8,7 @@ from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.exercises import ExerciseContent, default_content
 from therapy_app.naming.bank import NamingBank
 from therapy_app.practice import items
+from therapy_app.practice.early import AnswerJudge
 from therapy_app.practice.events import (
     Announced,
     Cue,
@@ -22,6 +23,7 @@ from therapy_app.practice.listening import Listening
 from therapy_app.practice.lists import ItemLists
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.practice.scheduling import Scheduler
+from therapy_app.practice.scoring import ScoreResult
 from therapy_app.practice.session_store import SessionStore
 from therapy_app.practice.settings import PracticeSettings as PracticeSettings
 from therapy_app.practice.tries import ItemTries
@@ -74,6 +76,10 @@ class PracticeController:
         self.content = content or default_content()
         self.items_done = 0
         """Items the patient moved on from (counted against ``settings.max_items``)."""
+        self.early_verdicts = True
+        """Judge a try at a known target at the patient's settled pauses, and end an
+        accepted one there (:mod:`therapy_app.practice.early`); False waits for the
+        whole pause tolerance, then judges (benchmarks compare the two)."""
         self._machine = machine = PracticeMachine(kind, scheduler)
         self._store = SessionStore(repository, patient_id, kind.value, scheduler, machine.emit)
         self._voice = Voice(machine, services, self.settings.rate_factor)
@@ -302,15 +308,24 @@ class PracticeController:
             self._free.new_cycle()
         self._voice.interrupt()
         self._machine.rest_state = State.AWAITING_REPETITION if repeating else State.IDLE
-        return self._listening.start(repeating)
+        judge = self._judge() if repeating else None
+        return self._listening.start(repeating, judge, early=self.early_verdicts)
+
+    def _judge(self) -> AnswerJudge | None:
+        """The rule for a try at the item on screen (None: no item to judge against)."""
+        item = self._tries.item
+        if item is None:
+            return None
+        services = self.services
+        return AnswerJudge(services.recognizer, services.vad, item, self._voice.cue.level)
 
     def stop_recording(self) -> bool:
         """End the recording now (the button); the clip is then analysed."""
         return self._listening.stop()
 
-    def _heard(self, heard: HeardUtterance, repeating: bool) -> None:
+    def _heard(self, heard: HeardUtterance, repeating: bool, result: ScoreResult | None) -> None:
         if repeating:
-            self._tries.score(heard)
+            self._tries.score(heard, result)
         else:
             self._free.heard(heard)
 

@@ -33,13 +33,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from therapy_app.analysis.metrics import word_error_rate, words
-from therapy_app.asr.recognizer import ScoredCandidate, SpeechRecognizer
+from therapy_app.asr.recognizer import EncodedAudio, ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
 from therapy_app.verdict import RANK_MARGIN, Verdict, decide, transcript_agrees
 from therapy_app.written import as_sentence
 
 if TYPE_CHECKING:
+    from therapy_app.asr.recognizer import DecodeOptions, Transcript
     from therapy_app.practice.items import ExerciseItem
 
 _LOGGER = logging.getLogger(__name__)
@@ -78,6 +81,72 @@ class ScoreResult:
     by_words: bool
     by_sound: bool
     seconds: float = 0.0
+
+
+class EncodeOnce:
+    """A recogniser for one try that runs the encoder once per distinct clip.
+
+    Hearing a try transcribes the clip with its long pauses shortened
+    (:func:`therapy_app.asr.utterance.hear`) and scoring listens to the clip
+    with its pauses intact; without a pause longer than 0.3 s they are the
+    same samples, and the encoder (a 30 s window whatever the clip: about
+    0.5 s of the 1.1 s a try took on 2 cores) ran twice on them. Here the
+    second call reuses the first one's output: the same samples give the
+    same encoding, so transcripts, scores and verdicts are unchanged.
+
+    Keeps the last encoding only (about 37 MB for Whisper base): make one per
+    try and drop it with the try. Used from one thread at a time.
+
+    Args:
+        recognizer: the loaded recogniser.
+    """
+
+    def __init__(self, recognizer: SpeechRecognizer) -> None:
+        self.recognizer = recognizer
+        self._last: tuple[AudioClip, EncodedAudio] | None = None
+        self.encodings = 0
+        """How many times the encoder ran (tests and benchmarks)."""
+
+    @property
+    def provider(self) -> str:
+        """Where the recogniser runs: "cpu" or "cuda"."""
+        return self.recognizer.provider
+
+    def encode(self, clip: AudioClip) -> EncodedAudio:
+        """The encoder's output for ``clip``, computed once for the same samples.
+
+        Raises:
+            AudioInputError: empty, corrupt, wrongly sampled or too long clip.
+        """
+        last = self._last
+        if (
+            last is not None
+            and last[0].sample_rate == clip.sample_rate
+            and np.array_equal(last[0].samples, clip.samples)
+        ):
+            return last[1]
+        encoded = self.recognizer.encode(clip)
+        self.encodings += 1
+        self._last = (clip, encoded)
+        return encoded
+
+    def transcribe(
+        self, audio: AudioClip | EncodedAudio, options: DecodeOptions | None = None
+    ) -> Transcript:
+        """:meth:`SpeechRecognizer.transcribe`, encoding through :meth:`encode`."""
+        encoded = audio if isinstance(audio, EncodedAudio) else self.encode(audio)
+        return self.recognizer.transcribe(encoded, options)
+
+    def score(
+        self, audio: AudioClip | EncodedAudio, candidates: list[str], length_normalized: bool = True
+    ) -> list[ScoredCandidate]:
+        """:meth:`SpeechRecognizer.score`, encoding through :meth:`encode`."""
+        encoded = audio if isinstance(audio, EncodedAudio) else self.encode(audio)
+        return self.recognizer.score(encoded, candidates, length_normalized)
+
+
+Recognizer = SpeechRecognizer | EncodeOnce
+"""What scoring listens with: the recogniser, or a view of it for one try."""
 
 
 def _contains(heard: list[str], answer: list[str]) -> bool:
@@ -123,7 +192,7 @@ def _per_token(results: list[ScoredCandidate]) -> dict[str, ScoredCandidate]:
 
 
 def score_try(
-    recognizer: SpeechRecognizer,
+    recognizer: Recognizer,
     clip: AudioClip,
     heard: str,
     accepted: Sequence[str],
@@ -207,7 +276,7 @@ def score_try(
 
 
 def score_item(
-    recognizer: SpeechRecognizer,
+    recognizer: Recognizer,
     item: ExerciseItem,
     clip: AudioClip,
     heard: str,

@@ -94,11 +94,21 @@ class ItemTries:
         self.finished = False
         self.succeeded = False
 
-    def score(self, heard: HeardUtterance) -> None:
-        """Score ``heard`` against the item (SCORING), then give feedback."""
+    def score(self, heard: HeardUtterance, result: ScoreResult | None = None) -> None:
+        """Score ``heard`` against the item (SCORING), then give feedback.
+
+        Args:
+            heard: the try.
+            result: its verdict when it was judged with its recording
+                (:class:`~therapy_app.practice.early.AnswerJudge`, against
+                this item at this cue level); None scores it now.
+        """
         item = self.item
         assert item is not None
         self._machine.set_state(State.SCORING)
+        if result is not None:
+            self._scored(heard, result)
+            return
         self._machine.submit(
             score_item,
             self._services.recognizer,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Callable, Sequence
@@ -17,6 +18,7 @@ from therapy_app.errors import ModelInvalidError, ModelMissingError, TherapyAppE
 from therapy_app.speech.services import AudioOutput, SpeechServices
 from therapy_app.tts.synthesizer import SpeechSynthesizer
 from therapy_app.vad.silero import VoiceActivityDetector
+from therapy_app.voice.model import PersonalModel
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -67,20 +69,25 @@ def load_corrector(provider: str | None = None) -> Corrector | Unavailable:
         return Unavailable(corrector_notice(exc), exc)
 
 
-def load_steps(provider: str | None = None, with_corrector: bool = True) -> tuple[LoadStep, ...]:
+def load_steps(
+    provider: str | None = None,
+    with_corrector: bool = True,
+    personal: PersonalModel | None = None,
+) -> tuple[LoadStep, ...]:
     """The engines to load, in order.
 
     Args:
         provider: "auto", "cpu" or "cuda" for the recogniser and the corrector;
             None reads ``THERAPY_APP_PROVIDER``.
         with_corrector: False leaves the corrector out (``loop --no-correct``).
+        personal: a patient's adopted personal voice model (``loop --patient``).
     """
     steps = [
         LoadStep("vad", "Détecteur de parole", VoiceActivityDetector.load),
         LoadStep(
             "recognizer",
             "Reconnaissance vocale",
-            functools.partial(SpeechRecognizer.load, provider=provider),
+            functools.partial(SpeechRecognizer.load, provider=provider, personal=personal),
         ),
         LoadStep("synthesizer", "Voix française", SpeechSynthesizer.load),
     ]
@@ -114,6 +121,35 @@ def model_versions(with_corrector: bool) -> dict[str, str]:
     return {name: version for name, version in found.items() if version is not None}
 
 
+PERSONAL_VOICE_KEY = "personal-voice"
+"""``model_versions`` key of a patient's personal model (``voice.samples`` reads the prefix)."""
+
+
+def personal_versions(recognizer: SpeechRecognizer) -> dict[str, str]:
+    """``{"personal-voice": version}`` when ``recognizer`` runs a personal model, else empty.
+
+    Stored with every attempt: a try judged with a patient's own model is
+    never taught back to it as a clear success (``therapy_app.voice.samples``).
+    """
+    if getattr(recognizer, "personal", None) is None:  # test doubles have no personal model
+        return {}
+    return {PERSONAL_VOICE_KEY: recognizer.model_version}
+
+
+def with_personal_voice(
+    services: SpeechServices, personal: PersonalModel | None, provider: str | None = None
+) -> SpeechServices:
+    """The same engines with a patient's personal recogniser (the generic one when None).
+
+    Loads a recogniser (seconds): call it off the UI thread, once per patient.
+    """
+    if personal is None:
+        return services
+    recognizer = SpeechRecognizer.load(provider=provider, personal=personal)
+    versions = {**services.model_versions, **personal_versions(recognizer)}
+    return dataclasses.replace(services, recognizer=recognizer, model_versions=versions)
+
+
 def assemble(
     loaded: dict[str, Any],
     recorder_factory: Callable[[], Recorder] | None = None,
@@ -131,6 +167,8 @@ def assemble(
     if isinstance(corrector, Unavailable):
         notices = (corrector.notice,)
         corrector = None
+    versions = model_versions(with_corrector=corrector is not None)
+    versions.update(personal_versions(loaded["recognizer"]))
     return SpeechServices(
         recognizer=loaded["recognizer"],
         synthesizer=loaded["synthesizer"],
@@ -138,7 +176,7 @@ def assemble(
         recorder_factory=recorder_factory or Recorder,
         player=player if player is not None else Player(),
         corrector=corrector,
-        model_versions=model_versions(with_corrector=corrector is not None),
+        model_versions=versions,
         notices=notices,
     )
 

@@ -1,10 +1,12 @@
-"""Backups of all patients' data (database + recordings), and the entry points to restore one.
+"""Backups of all patients' data (database, recordings, voices) and the entry points to restore one.
 
 A backup is one file: a ZIP archive with ``manifest.json`` (app and schema
 version, counts, the SHA-256 of every file), a consistent copy of the
 database made with SQLite's backup API while the app may be running (a file
 copy without the WAL would lose everything since the last checkpoint), the
-recordings the copy refers to, the on-disk queue and its recordings. With a
+recordings the copy refers to, the on-disk queue and its recordings, and
+every patient's personal-voice folder (``voice/``: recordings made for it,
+adapters, decisions). With a
 passphrase the archive is encrypted (:mod:`therapy_app.storage.backup_crypto`).
 The format is in :mod:`backup_format`; restoring, all or nothing and without
 ever deleting a recording, in :mod:`restore` (re-exported here).
@@ -12,9 +14,11 @@ ever deleting a recording, in :mod:`restore` (re-exported here).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import sqlite3
+import stat
 import tempfile
 import zipfile
 from datetime import datetime, timedelta
@@ -28,6 +32,7 @@ from therapy_app.storage.backup_format import (
     BACKUP_SUFFIX,
     FORMAT,
     MANIFEST,
+    VOICE_FORMAT,
     BackupFormatError,
     BackupInfo,
     Manifest,
@@ -38,6 +43,8 @@ from therapy_app.storage.pending import PENDING_DIR
 from therapy_app.storage.repository import DB_FILENAME, SessionRepository
 from therapy_app.storage.restore import RestoredBackup, inspect_backup, restore_backup
 from therapy_app.storage.restore_switch import ASIDE_PREFIX
+from therapy_app.voice import store as voice_store
+from therapy_app.voice.model import VOICE_FOLDER
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -154,6 +161,55 @@ def create_backup(
     return info
 
 
+_VOICE_SKIPPED = frozenset({voice_store.WORK_DIR, voice_store.LOCK_FILE, voice_store.MANIFEST_FILE})
+"""Not backed up: the trainer's resumable work folder and manifest (the next run
+rebuilds them) and its lock."""
+
+
+def voice_files(data_dir: Path) -> list[str]:
+    """Archive names of the files of every patient's voice folder, sorted.
+
+    Regular files only (never a link), without the hidden temporary files
+    of atomic writes, the trainer's work folder and its lock.
+    """
+    root = data_dir / VOICE_FOLDER
+    if not root.is_dir() or root.is_symlink():
+        return []
+    names: list[str] = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in _VOICE_SKIPPED]
+        for file in files:
+            path = Path(folder) / file
+            if file.startswith(".") or file in _VOICE_SKIPPED:
+                continue
+            try:
+                if not stat.S_ISREG(path.lstat().st_mode):
+                    continue
+            except FileNotFoundError:  # replaced or deleted meanwhile
+                continue
+            name = path.relative_to(data_dir).as_posix()
+            if member_path(name) is not None:
+                names.append(name)
+    return sorted(names)
+
+
+def _add_voice_file(zf: zipfile.ZipFile, source: Path, name: str) -> str:
+    """Copy a voice file into the archive and return the SHA-256 of exactly what was copied.
+
+    Unlike a recording, a voice file may be replaced (a new decision) or
+    grow (``samples.jsonl``) while the backup runs: hashing it apart from
+    the copy could disagree with the copy, and the backup would not restore.
+    """
+    digest = hashlib.sha256()
+    info = zipfile.ZipInfo.from_file(source, name)
+    info.compress_type = zipfile.ZIP_STORED
+    with source.open("rb") as reader, zf.open(info, "w", force_zip64=True) as writer:
+        while chunk := reader.read(1 << 20):
+            digest.update(chunk)
+            writer.write(chunk)
+    return digest.hexdigest()
+
+
 def _write_archive(
     archive: Path,
     snapshot: Path,
@@ -169,6 +225,7 @@ def _write_archive(
     extra = (
         [p.relative_to(data_dir).as_posix() for p in queue.glob("*.json")] if queue.is_dir() else []
     )
+    voice = voice_files(data_dir)
     with zipfile.ZipFile(archive, "w") as zf:
         zf.write(snapshot, DB_FILENAME, compress_type=zipfile.ZIP_DEFLATED)
         for name in sorted(set(referenced)) + sorted(extra):
@@ -180,12 +237,18 @@ def _write_archive(
             # Recordings are written once, atomically: a file seen now is complete.
             hashes[name] = sha256_file(source)
             zf.write(source, name, compress_type=zipfile.ZIP_STORED)
+        for name in voice:
+            try:
+                hashes[name] = _add_voice_file(zf, data_dir / name, name)
+            except FileNotFoundError:  # replaced or deleted since it was listed
+                _LOGGER.info("backup: voice file %s gone while saving", name)
         manifest = Manifest(
             made_at=made_at,
             patients=patients,
             attempts=attempts,
             files=hashes,
             missing=tuple(missing),
+            format=VOICE_FORMAT if any(n in hashes for n in voice) else 1,
         )
         zf.writestr(MANIFEST, manifest.to_json())
     if missing:

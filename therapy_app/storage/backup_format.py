@@ -2,7 +2,8 @@
 
 A backup is a ZIP archive (optionally encrypted whole, see
 :mod:`therapy_app.storage.backup_crypto`) holding ``manifest.json``, the
-database and the files under ``recordings/`` and ``pending/``. A restore
+database and the files under ``recordings/``, ``pending/`` and, from format 2,
+``voice/`` (each patient's personal-voice folder). A restore
 reads it as hostile input: every value of the manifest has its type checked,
 every name must be a plain relative path that no other name turns into a
 folder, and the unpacked size is bounded before a byte is written (issue 24).
@@ -25,12 +26,20 @@ from therapy_app.storage.recordings import RECORDINGS_DIR
 from therapy_app.storage.repository import DB_FILENAME
 from therapy_app.storage.rows import from_db_time, to_db_time
 from therapy_app.storage.schema import SCHEMA_VERSION
+from therapy_app.voice.model import VOICE_FOLDER
 
 BACKUP_SUFFIX = ".therapy-backup"
 MANIFEST = "manifest.json"
 DB_MEMBER = DB_FILENAME
 """The database's name in the archive: its name in the data folder."""
-FORMAT = 1
+FORMAT = 2
+"""The newest format this code reads."""
+VOICE_FORMAT = 2
+"""The first format with ``voice/`` files. A backup without any is still written as
+format 1, so that an older version of the app can restore it."""
+MAX_VOICE_DEPTH = 6
+"""``voice/patient-<id>/`` and at most four levels below (``history/<date>/adapter.npz``)."""
+_VOICE_PATIENT = re.compile(r"^patient-[0-9]+$")
 MAX_MANIFEST_BYTES = 32 << 20
 """A manifest lists one line per file: 32 MiB is hundreds of thousands of recordings."""
 MAX_EXPANSION = 50
@@ -193,13 +202,18 @@ def parse_manifest(raw: bytes) -> Manifest:
     )
 
 
-def member_path(name: str) -> PurePosixPath | None:
-    """``name`` as a file under ``recordings/`` or ``pending/``, or None when it is not one.
+def member_path(name: str, *, voice: bool = True) -> PurePosixPath | None:
+    """``name`` as a file under ``recordings/``, ``pending/`` or ``voice/``, or None.
 
     Refused: absolute paths, ``..`` and ``.``, empty parts, Windows separators
-    and drives, control characters, names too long for the disk, the two
-    folders themselves (a file where a folder is expected), and anything
-    deeper than one level in the queue folder.
+    and drives, control characters, names too long for the disk, the
+    folders themselves (a file where a folder is expected), anything deeper
+    than one level in the queue folder, and in ``voice/`` anything outside a
+    ``patient-<id>/`` folder or deeper than :data:`MAX_VOICE_DEPTH`.
+
+    Args:
+        name: a name in the archive.
+        voice: ``voice/`` names are allowed (format 2 and later).
     """
     path = PurePosixPath(name)
     if str(path) != name or path.is_absolute() or "\\" in name or ":" in name:
@@ -207,9 +221,14 @@ def member_path(name: str) -> PurePosixPath | None:
     if any(ord(c) < 32 for c in name) or len(name.encode("utf-8")) > MAX_PATH_BYTES:
         return None
     parts = path.parts
-    if len(parts) < 2 or parts[0] not in (RECORDINGS_DIR, PENDING_DIR):
+    folders = (RECORDINGS_DIR, PENDING_DIR, *((VOICE_FOLDER,) if voice else ()))
+    if len(parts) < 2 or parts[0] not in folders:
         return None
     if parts[0] == PENDING_DIR and len(parts) != 2:
+        return None
+    if parts[0] == VOICE_FOLDER and not (
+        3 <= len(parts) <= MAX_VOICE_DEPTH and _VOICE_PATIENT.match(parts[1])
+    ):
         return None
     if any(p in (".", "..") or len(p.encode("utf-8")) > MAX_NAME_BYTES for p in parts):
         return None
@@ -259,7 +278,7 @@ def check_members(zf: zipfile.ZipFile, manifest: Manifest, archive_bytes: int) -
     for name, digest in manifest.files.items():
         if name == DB_MEMBER:
             continue
-        relative = member_path(name)
+        relative = member_path(name, voice=manifest.format >= VOICE_FORMAT)
         if relative is None:
             raise not_a_backup(f"unsafe name in archive: {name!r}"[:300])
         key = name.casefold()

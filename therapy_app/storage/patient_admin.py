@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
@@ -19,6 +21,7 @@ from therapy_app.storage import programs, rows
 from therapy_app.storage.programs import CustomItem, PatientChange, Program
 from therapy_app.storage.recordings import RECORDINGS_DIR
 from therapy_app.storage.records import EXERCISE_KINDS, Patient
+from therapy_app.voice.model import patient_voice_dir
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -28,6 +31,26 @@ def _editor(editor: str) -> str:
     if not name:
         raise ValueError("editor must not be empty")
     return name
+
+
+def _remove_voice(folder: Path) -> None:
+    """Delete a patient's voice folder; what cannot be deleted is at least renamed away.
+
+    A new patient may get the deleted one's id (SQLite reuses the highest
+    id), and with it a voice folder left behind: another person's model.
+    """
+    shutil.rmtree(folder, ignore_errors=True)
+    if not os.path.lexists(folder):
+        return
+    hidden = folder.with_name(f".supprime-{folder.name}-{uuid.uuid4().hex}")
+    try:
+        os.replace(folder, hidden)
+    except OSError as exc:
+        _LOGGER.error("deleted patient's voice folder %s stays: %s", folder, exc)
+        return
+    shutil.rmtree(hidden, ignore_errors=True)
+    if os.path.lexists(hidden):
+        _LOGGER.error("deleted patient's voice folder left as %s", hidden)
 
 
 class PatientAdminMixin:
@@ -93,7 +116,10 @@ class PatientAdminMixin:
         return self.get_patient(patient_id)
 
     def delete_patient(self, patient_id: int, editor: str) -> int:
-        """Delete a patient with their sessions, attempts, recordings, program and lists.
+        """Delete a patient with their sessions, attempts, recordings, voice, program and lists.
+
+        The voice folder (recordings made for the personal model, adapters,
+        decisions) goes with the recordings, once the database change is committed.
 
         The audit keeps one line (who, when, how many sessions) without the
         name; the patient's earlier audit lines, which hold names, go.
@@ -135,6 +161,7 @@ class PatientAdminMixin:
         # next start), never rows pointing to missing recordings.
         folder = self.data_dir / RECORDINGS_DIR / str(int(patient_id))
         shutil.rmtree(folder, ignore_errors=True)
+        _remove_voice(patient_voice_dir(self.data_dir, int(patient_id)))
         _LOGGER.info("patient %d deleted (%d sessions)", patient_id, sessions)
         return int(sessions)
 

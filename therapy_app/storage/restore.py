@@ -9,7 +9,9 @@ the data folder (same disk: the switch is renames only); the database is
 migrated and its restore logged there. Then, with the app closed and the
 start-up lock held, :func:`restore_switch.switch_in` moves the current data
 aside and the new data in, undoing every step on any failure. Recordings
-are never deleted or overwritten (issue 24).
+are never deleted or overwritten (issue 24). The patients' voice folders
+(``voice/``) come back with the database they belong to: every file of the
+backup's is staged, like the queue's, whatever is in place now.
 
 Any failure is a :class:`~therapy_app.errors.TherapyAppError` with a French
 message: the backup's faults, a read-only or full disk, a file size limit
@@ -56,10 +58,14 @@ from therapy_app.storage.repository import DB_FILENAME, SessionRepository
 from therapy_app.storage.restore_switch import SwitchPlan, switch_in
 from therapy_app.storage.schema import SCHEMA_VERSION
 from therapy_app.storage.startup_lock import startup_lock
+from therapy_app.voice.model import VOICE_FOLDER
 
 _LOGGER = logging.getLogger(__name__)
 
 WORK_PREFIX = ".restauration-"
+WHOLE_FOLDERS = (PENDING_DIR, VOICE_FOLDER)
+"""Folders that belong with the database: the backup's files are all staged (not only the
+ones missing here), and what is in place now goes aside with the database."""
 FREE_SPACE_MARGIN = 32 << 20
 """Left free on the disk after unpacking (SQLite's journal, the app's next writes)."""
 _CHUNK = 1 << 20
@@ -255,7 +261,7 @@ def _stage(
         members = check_members(zf, manifest, os.stat(zf.filename or archive).st_size)
         files = [m for m in members if m.name != DB_MEMBER]
         for member in files:
-            if member.relative.parts[0] != PENDING_DIR:  # the current queue goes aside whole
+            if member.relative.parts[0] not in WHOLE_FOLDERS:  # those go aside whole
                 _check_fits(base, member.relative)
         _check_room(base, members)
         staged_db = work / "db" / DB_FILENAME
@@ -266,9 +272,9 @@ def _stage(
             target = work / "files" / Path(*member.relative.parts)
             _unpack(zf, member, target)
             current = base.joinpath(*member.relative.parts)
-            # The current queue goes aside whole: its files are always put back.
-            queued = member.relative.parts[0] == PENDING_DIR
-            if queued or not (current.is_file() and _same_file(current, member.sha256)):
+            # The current queue and voices go aside whole: their files are always put back.
+            whole = member.relative.parts[0] in WHOLE_FOLDERS
+            if whole or not (current.is_file() and _same_file(current, member.sha256)):
                 staged[member.relative] = target
     _log_restore(staged_db.parent, archive, manifest, encrypted, clock)
     plan = SwitchPlan(staged_db, DB_FILENAME, staged, manifest.made_at)

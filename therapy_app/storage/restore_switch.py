@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from therapy_app.paths import PRIVATE_DIR_MODE
 from therapy_app.storage.errors import StorageUnavailableError
 from therapy_app.storage.pending import PENDING_DIR
+from therapy_app.voice.model import VOICE_FOLDER
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -174,13 +175,16 @@ def switch_in(plan: SwitchPlan, base: Path, now: datetime) -> Path | None:
             French message says where the previous data is).
     """
     name = plan.database_name
+    # The queue and the personal voices are swapped whole: a voice file newer than the
+    # backup left in place could give one patient another's model (ids are reused).
+    whole = (PENDING_DIR, VOICE_FOLDER)
     current = [
         base / n
-        for n in (name, f"{name}-wal", f"{name}-shm", f"{name}-journal", PENDING_DIR)
+        for n in (name, f"{name}-wal", f"{name}-shm", f"{name}-journal", *whole)
         if os.path.lexists(base / n)
     ]
-    recordings = {r: f for r, f in plan.files.items() if r.parts[0] != PENDING_DIR}
-    queue = {r: f for r, f in plan.files.items() if r.parts[0] == PENDING_DIR}
+    recordings = {r: f for r, f in plan.files.items() if r.parts[0] not in whole}
+    queue = {r: f for r, f in plan.files.items() if r.parts[0] in whole}
     reused = any(os.path.lexists(base.joinpath(*r.parts)) for r in recordings)
     journal = _Journal()
     aside: Path | None = None

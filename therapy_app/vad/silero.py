@@ -328,6 +328,18 @@ class EndOfSpeechDetector:
     and the app said it heard nothing, while the same recording judged as a
     file was heard and scored.
 
+    **Settled pauses.** Once speech has started, each time the current
+    stretch closes (``min_silence_ms`` below ``threshold - 0.15``, the rule
+    that closes a segment of the finished recording) :attr:`settled_samples`
+    becomes the length of the audio analysed so far, and it goes back to None
+    at the next window at or above ``threshold``. Audio up to a settled pause
+    is heard exactly as any longer recording in which no later window reaches
+    the threshold (the patient said nothing more): every segment is closed,
+    closed segments never change, the trimming pad (300 ms) is already there,
+    and no new segment can start without such a window. Practice scores a
+    known answer there while the microphone stays open
+    (:mod:`therapy_app.practice.early`).
+
     Args:
         vad: the loaded model.
         trailing_silence_ms: silence after speech that ends the utterance.
@@ -367,6 +379,8 @@ class EndOfSpeechDetector:
         self.speech_start_s: float | None = None
         self.last_speech_s: float | None = None  # end time of the last speech window
         self.probability = 0.0
+        self.settled_samples: int | None = None
+        """Samples analysed when the speech last paused for good (see the class docstring)."""
 
     @property
     def elapsed(self) -> float:
@@ -376,14 +390,16 @@ class EndOfSpeechDetector:
     def feed(self, samples: np.ndarray) -> bool:
         """Analyse more 16 kHz audio.
 
+        Every whole window is analysed, also after the end of speech: the
+        recorder keeps the whole block, and :attr:`settled_samples` must
+        account for all of it (speech resuming in the block's last windows).
+
         Returns:
             True once the end of speech has been reached (stays True until reset).
         """
         data = np.concatenate([self._pending, np.asarray(samples, np.float32).reshape(-1)])
         n = len(data) // WINDOW
         for i in range(n):
-            if self.end_of_speech:
-                break
             self._step(data[i * WINDOW : (i + 1) * WINDOW])
         self._pending = data[n * WINDOW :].copy()
         return self.end_of_speech
@@ -401,6 +417,7 @@ class EndOfSpeechDetector:
                 self._start = index
             self._silence_run = 0
             self.last_speech_s = self.elapsed
+            self.settled_samples = None
         else:
             self._silence_run += 1
             if self._start is not None and p < self._neg and self._temp_end is None:
@@ -416,5 +433,7 @@ class EndOfSpeechDetector:
             and (index - self._temp_end) * window_ms >= self.min_silence_ms
         ):
             self._start = self._temp_end = None  # the stretch is over
+            if self.speech_started:
+                self.settled_samples = self._windows * WINDOW
         if self.speech_started and self._silence_run * window_ms >= self.trailing_silence_ms:
             self.end_of_speech = True

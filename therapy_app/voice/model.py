@@ -37,6 +37,7 @@ class VoiceFigures:
     words_right: float  # share of one-word recordings transcribed exactly
     items: int
     verdict_true_accept: float | None = None
+    verdict_false_accept: float | None = None
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,11 @@ from therapy_app.gui.therapist.patient_settings import PatientSettings
 from therapy_app.gui.therapist.program_panel import ProgramPanel
 from therapy_app.gui.therapist.recovery import NewCodeButton, RecoveryCodeBox, ResetPasswordPage
 from therapy_app.gui.therapist.style import apply_style, set_role
+from therapy_app.gui.therapist.voice_panel import STATUS_GROUP as VOICE_GROUP
+from therapy_app.gui.therapist.voice_panel import VoicePanel
+from therapy_app.gui.therapist.voice_recording import AudioProvider, EnrolmentAudio
 from therapy_app.gui.widgets import guard_wheel
+from therapy_app.speech.services import SpeechServices
 from therapy_app.storage import Patient, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
@@ -59,12 +63,14 @@ JOB_GROUPS = (
     "therapist-lists",
     "therapist-patient",
     "therapist-recovery",
+    VOICE_GROUP,
 )
 """Every runner group the area's screens submit to (cancelled when the area goes away)."""
 _ACTIVITY_EVENTS = frozenset(
     {QEvent.Type.MouseButtonPress, QEvent.Type.KeyPress, QEvent.Type.Wheel}
 )
 TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS, TAB_BACKUP, TAB_PROGRAM, TAB_LIST, TAB_PATIENT = range(7)
+TAB_VOICE = 7
 LIST_MAX_WIDTH = 900
 """The patient's list in its own tab: wide enough for long sentences, not a whole page."""
 
@@ -76,6 +82,16 @@ def _scrolled(page: QWidget) -> QScrollArea:
     scroll.setFrameShape(QFrame.Shape.NoFrame)
     scroll.setWidget(page)
     return scroll
+
+
+def _window_audio(widget: QWidget) -> EnrolmentAudio | None:
+    """The exercises' loaded voice, detector and devices, when the window has them.
+
+    The main window exposes its loaded :class:`SpeechServices` as ``services``;
+    sharing them spares « Enregistrer la voix » a second load of the models.
+    """
+    services = getattr(widget.window(), "services", None)
+    return EnrolmentAudio.from_services(services) if isinstance(services, SpeechServices) else None
 
 
 def _cancel_groups(runner: TaskRunner) -> None:
@@ -116,6 +132,8 @@ class TherapistArea(QWidget):
         repository: the data.
         runner: the application's task runner; one is created (and owned)
             when None, for standalone use.
+        audio: the speech path of « Enregistrer la voix »; None uses the main
+            window's loaded engines, or loads them when it has none.
         parent: Qt parent.
 
     Signals:
@@ -133,6 +151,7 @@ class TherapistArea(QWidget):
         repository: SessionRepository,
         runner: TaskRunner | None = None,
         parent: QWidget | None = None,
+        audio: AudioProvider | None = None,
     ) -> None:
         super().__init__(parent)
         self._repository = repository
@@ -154,6 +173,9 @@ class TherapistArea(QWidget):
         self.program = ProgramPanel(repository, self._runner, editor, self.patient_settings)
         self.custom_lists = CheckedCustomListPanel(repository, self._runner, editor)
         self.patient_panel = PatientPanel(repository, self._runner, editor)
+        self.voice = VoicePanel(
+            repository, self._runner, audio if audio is not None else lambda: _window_audio(self)
+        )
         self.reset_page = ResetPasswordPage(repository, self._runner)
         self.code_box = RecoveryCodeBox()
         self._new_code: str | None = None
@@ -202,6 +224,9 @@ class TherapistArea(QWidget):
         patient_scroll.setFrameShape(QFrame.Shape.NoFrame)
         patient_scroll.setWidget(self.patient_panel)
         self.tabs.addTab(patient_scroll, "Patient")
+        # The personal voice: figures for the therapist only (issue 26).
+        self.voice_scroll = _scrolled(self.voice)
+        self.tabs.addTab(self.voice_scroll, "Voix")
         self.tabs.setEnabled(False)
 
         title = QLabel("Espace orthophoniste")
@@ -375,6 +400,7 @@ class TherapistArea(QWidget):
         self.program.set_patient(None)
         self.custom_lists.set_patient(None)
         self.patient_panel.set_patient(None)
+        self.voice.set_patient(None)
         self.code_box.clear()
         self.reset_page.start()
         self._runner.cancel_stale("therapist-patients")
@@ -471,6 +497,7 @@ class TherapistArea(QWidget):
         self.program.set_patient(patient)
         self.custom_lists.set_patient(patient)
         self.patient_panel.set_patient(patient)
+        self.voice.set_patient(patient)
 
     def _on_patient_saved(self, patient: Patient) -> None:
         old = self._patients.get(patient.id)
@@ -485,8 +512,10 @@ class TherapistArea(QWidget):
             # The other tabs show the name: they follow a rename.
             self.exports.set_patient(patient)
             self.program.set_patient(patient)
+            self.voice.set_patient(patient)
 
     def _on_patient_deleted(self, patient_id: int) -> None:
+        self.voice.forget(patient_id)
         self._patients.pop(patient_id, None)
         for row in range(self.patient_list.count()):
             if self.patient_list.item(row).data(Qt.ItemDataRole.UserRole) == patient_id:
@@ -530,6 +559,7 @@ class TherapistArea(QWidget):
         # Session means and charts depend on the transcript and the verdict: refresh them.
         self.history.reload()
         self.progress.reload()
+        self.voice.refresh_later()  # which recordings the personal voice may learn from
 
     def _show_message(self, text: str, role: str = "error") -> None:
         set_role(self.message, role)
