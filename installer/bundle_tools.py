@@ -70,7 +70,10 @@ def copy_models(models: Path, package_dir: Path, names: list[str]) -> None:
         meta = json.loads((source / "model.json").read_text(encoding="utf-8"))
         target = package_dir / "_models" / name
         target.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source / "model.json", target / "model.json")
+        # copyfile, not copy2: sidecars are written 0600 (atomic writes) and every
+        # user of the installed app must read them.
+        shutil.copyfile(source / "model.json", target / "model.json")
+        (target / "model.json").chmod(0o644)
         for role, entry in meta.get("files", {}).items():
             rel = entry["path"]
             src = source / rel
@@ -79,7 +82,8 @@ def copy_models(models: Path, package_dir: Path, names: list[str]) -> None:
             if entry.get("sha256") and sha256(src) != entry["sha256"]:
                 raise SystemExit(f"model {name}: {role} sha256 differs from model.json")
             (target / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, target / rel)
+            shutil.copyfile(src, target / rel)
+            (target / rel).chmod(0o644)
 
 
 def trim(site_packages: Path, globs: tuple[str, ...], keep_translations: tuple[str, ...]) -> int:

@@ -660,6 +660,10 @@ class TestDebianVoicePackage:
         info = subprocess.run(["dpkg-deb", "-f", str(chroot.voice), "Depends"],
                               capture_output=True, text=True, check=True).stdout  # fmt: skip
         assert f"therapy-app (= {therapy_app.__version__})" in info, info
+        # Only the pythons it has torch for (apt refuses it on another python3).
+        locks = DEB.glob("requirements-voice-linux-py3.*.txt")
+        pythons = sorted(int(lock.stem.rsplit(".", 1)[1]) for lock in locks)
+        assert f"python3 (>= 3.{pythons[0]}), python3 (<< 3.{pythons[-1] + 1})" in info, info
         # dpkg alone refuses it without therapy-app.
         proc = chroot.run("dpkg", "-i", f"/tmp/{chroot.voice.name}")
         assert proc.returncode != 0 and "therapy-app" in proc.stderr, proc.stderr

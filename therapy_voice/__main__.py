@@ -64,6 +64,16 @@ def _prompts(config: WhisperConfig, tokenizer: WhisperTokenizer) -> Prompts:
     return Prompts(prompt, config.tokens.sot_sequence, config.tokens.eot, tokenizer.encode)
 
 
+def _peak_mb() -> int | None:
+    """This process's peak resident memory, where the platform reports it (not Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1 << 20 if sys.platform == "darwin" else 1 << 10))
+
+
 def _missing_weights(detail: str) -> TherapyAppError:
     return TherapyAppError(
         "Il manque les poids d'apprentissage de la reconnaissance vocale.",
@@ -126,7 +136,7 @@ def adapt(
     reporter.report("train", trainer.step, recipe.steps, None, "Apprentissage de la voix")
     deadline = started + 60 * args.minutes if args.minutes else math.inf
     outcome = trainer.train(deadline, watch, reporter)
-    extra = {"threads": args.threads, "weights": str(model_bin)}
+    extra = {"threads": args.threads, "weights": str(model_bin), "peak_memory_mb": _peak_mb()}
     summary = trainer.summary(outcome, prepared, extra)
     write_json(args.work / TRAIN_FILE, summary)
     reporter.report("done", outcome.steps, recipe.steps, 0.0, "Apprentissage terminé")

@@ -8,7 +8,7 @@
 ;   TherapyApp-Setup-X.Y.Z.exe /S [/D=C:\chemin]     silent install (/D last, no quotes)
 ;   "C:\Program Files\TherapyApp\uninstall.exe" /S            silent uninstall, keeps data
 ;   "C:\Program Files\TherapyApp\uninstall.exe" /S /PURGE     ... and deletes this account's data
-; An upgrade replaces python\ only: the GPU pack in gpu\ stays; uninstalling removes it too.
+; An upgrade replaces python\ only: the GPU pack in gpu\ and the voice pack in voice\ stay; uninstalling removes them too.
 ; Exit codes: 0 done, 1 cancelled, 2 error, 3 a newer version is installed (silent).
 
 Unicode true
@@ -24,6 +24,9 @@ SetCompressor /SOLID ${COMPRESSOR}
 ; The GPU pack (therapy_app_gpu.nsi; therapy_app.gpu_pack looks in <install dir>\gpu).
 !define GPU_UNINST_KEY "${UNINST_KEY}-GPU"
 !define GPU_DIR_NAME "gpu"
+; The voice pack (therapy_app_voice.nsi; therapy_app.voice_pack looks in <install dir>\voice).
+!define VOICE_UNINST_KEY "${UNINST_KEY}-Voice"
+!define VOICE_DIR_NAME "voice"
 ; Patient data: therapy_app.paths.user_data_dir() on Windows.
 !define DATA_DIR_NAME "therapy_app"
 !define GUI_ARGS "-m therapy_app.gui.app"
@@ -169,6 +172,8 @@ Section "-un.Programme"
   ; the setup replaces python\ on an upgrade; it goes with the program.
   RMDir /r "$INSTDIR\${GPU_DIR_NAME}"
   DeleteRegKey HKLM "${GPU_UNINST_KEY}"
+  RMDir /r "$INSTDIR\${VOICE_DIR_NAME}"
+  DeleteRegKey HKLM "${VOICE_UNINST_KEY}"
   RMDir /r "$INSTDIR\python"
   RMDir /r "$INSTDIR\python.old"
   Delete "$INSTDIR\therapy-app.cmd"
