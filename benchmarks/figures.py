@@ -477,7 +477,6 @@ def live_verdicts(data: Json) -> list[str]:
         once = num(scoring["encode_once_seconds"]["median"], 2, "s")
         apart = num(scoring["judge_seconds"]["median"], 2, "s")
         out += [
-            "",
             f"Judging a finished recording with the encoder run once per distinct clip "
             f"(`EncodeOnce`) against `judge` on the {scoring['tries']} tries of the calibration "
             f"half of `benchmarks/verdicts.py`: same verdict {scoring['same_verdict']}, same "
