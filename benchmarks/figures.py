@@ -609,6 +609,78 @@ def asr_experiments(data: Json) -> list[str]:
     return out + table(["configuration", *[f"WER {k}" for k in cats], "median latency"], rows)
 
 
+def _false_accept(cell: Json) -> str:
+    tries = cell.get("sound_alike_tries", 0)
+    return f"{num(cell['sound_alike_false_accept'], 1, '%')} (n={tries})" if tries else "–"
+
+
+def personal_voice(data: Json) -> list[str]:
+    """Generic vs personal recogniser on simulated patients' held-out recordings (issue 26)."""
+    out = [
+        "## Personal voice",
+        "",
+        "`benchmarks/personal_voice.py` → `benchmarks/results/personal_voice.json`: per "
+        "speaker, a personal model is adapted on N enrolment recordings (`therapy-app voice "
+        "adapt`'s path: the trainer process, the validation on 20 % held out, the adoption "
+        "rule) and compared with the generic model on that speaker's test recordings, whose "
+        "words never occur in the enrolment (lists frozen: "
+        "`benchmarks/blind/personal_voice.sha256`). WER of the free transcript; isolated "
+        "words right (exact transcript); verdict true accept of right answers and false "
+        "accept of sound-alike answers (naming rule). Minutes: the whole adaptation (prepare, "
+        "train, validate) on this 2-core machine, shared with other jobs during most runs. "
+        "Targets (100 recordings): WER −50 % relative, isolated words right ≥ 60 %, "
+        "adaptation ≤ 15 min.",
+        "",
+    ]
+    rows_in = data.get("rows", {})
+    rows: list[list[str]] = []
+    for key in sorted(k for k in rows_in if k.endswith("/generic")):
+        generic = rows_in[key]
+        patient = generic["patient"]
+        sizes = sorted(
+            (k for k in rows_in if k.startswith(patient + "/") and k != key),
+            key=lambda k: int(k.rsplit("/", 1)[1]),
+        )
+        rows.append(
+            [
+                patient,
+                "generic",
+                num(generic["wer"], 1, "%"),
+                num(generic["words_right"], 1, "%"),
+                num(generic["verdict_true_accept"], 1, "%"),
+                _false_accept(generic),
+                "–",
+                "–",
+            ]
+        )
+        for size_key in sizes:
+            row = rows_in[size_key]
+            personal = row["personal"]
+            gain = 1 - personal["wer"] / generic["wer"] if generic["wer"] else None
+            rows.append(
+                [
+                    patient,
+                    f"{row['enrolment']} recordings, "
+                    + ("adopted" if row["adopted"] else "refused"),
+                    f"{num(personal['wer'], 1, '%')} ({pct(gain, 0)} less)"
+                    if gain is not None
+                    else num(personal["wer"], 1, "%"),
+                    num(personal["words_right"], 1, "%"),
+                    num(personal["verdict_true_accept"], 1, "%"),
+                    _false_accept(personal),
+                    num(row.get("adaptation_minutes"), 1, "min"),
+                    f"{pct(row['control']['generic']['wer'], 0)} → "
+                    f"{pct(row['control']['personal']['wer'], 0)}",
+                ]
+            )
+    header = ["speaker", "model", "WER", "words right", "verdict TA", "sound-alike FA"]
+    header += ["adaptation", "validation WER (held-out enrolment)"]
+    out += table(header, rows)
+    descriptions = {rows_in[k]["patient"]: rows_in[k].get("what", "") for k in rows_in}
+    out += [f"- **{name}**: {what}" for name, what in sorted(descriptions.items()) if what]
+    return out + [""]
+
+
 SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("halting.json", halting),
     ("speech.json", speech),
@@ -622,6 +694,7 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("storage.json", storage),
     ("faults.json", faults),
     ("asr_experiments.json", asr_experiments),
+    ("personal_voice.json", personal_voice),
 ]
 
 

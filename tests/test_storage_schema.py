@@ -92,6 +92,7 @@ def test_new_file_is_migrated_to_latest(tmp_path: Path) -> None:
             "repetition",
             "completion",
             "naming",
+            "script",
         ]
 
 

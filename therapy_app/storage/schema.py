@@ -340,6 +340,84 @@ def m007_custom_pictures(db: Database) -> None:
     _set_version(db, _position("m007_custom_pictures"))
 
 
+def _widen_kinds(db: Database, name: str, kinds: tuple[str, ...], added: str) -> None:
+    """Add kind ``added`` to the exercise-kind CHECK of the three tables (the m005 procedure).
+
+    ``kinds`` are the kinds after ``'completion'`` the stored CHECK already lists.
+    """
+    old = "".join(f", '{kind}'" for kind in ("completion", *kinds)) + ")"
+    new = old[:-1] + f", '{added}')"
+    version = int(db.execute("PRAGMA schema_version").fetchone()[0])
+    db.execute("PRAGMA writable_schema = ON")
+    try:
+        for table, check in _KIND_LISTS.items():
+            current = check.replace(", 'completion')", old)
+            cursor = db.execute(
+                "UPDATE sqlite_master SET sql = replace(sql, ?, ?)"
+                " WHERE type = 'table' AND name = ? AND instr(sql, ?) > 0",
+                [current, current.replace(old, new), table, current],
+            )
+            if cursor.rowcount != 1:
+                raise RuntimeError(f"{name}: unexpected schema of {table}")
+        db.execute(f"PRAGMA schema_version = {version + 1}")
+    finally:
+        db.execute("PRAGMA writable_schema = OFF")
+    problems = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+    if problems != ["ok"]:
+        raise RuntimeError(f"{name}: quick_check {problems[:3]}")
+
+
+@MIGRATIONS()
+def m008_phrase_book_scripts(db: Database) -> None:
+    """Issue 27: the patient's gender, the phrase book's removals, scripts, kind ``script``.
+
+    * ``patients.gender``: ``'f'``, ``'m'`` or ``''`` (not said); chooses the
+      agreement of first-person sentences ("je suis allée").
+    * ``phrase_removals``: sentences the therapist took out of the patient's
+      phrase book (a sentence chosen in free speech lives in ``attempts``;
+      removing it must not rewrite history).
+    * ``scripts`` and ``script_turns``: short dialogues the patient practises
+      (script training); ``speaker`` is ``partner`` (the app says it) or
+      ``patient`` (the patient says it, judged like repetition).
+    * ``attempts.script_id``: the script a ``script`` attempt belongs to (no
+      foreign key: deleting a script keeps its attempts and their recordings).
+    """
+    _widen_kinds(db, "m008", ("naming",), "script")
+    db.executescript(
+        """
+        ALTER TABLE patients ADD COLUMN gender TEXT NOT NULL DEFAULT ''
+            CHECK (gender IN ('', 'f', 'm'));
+        CREATE TABLE phrase_removals (
+            id INTEGER PRIMARY KEY,
+            patient_id INTEGER NOT NULL REFERENCES patients(id),
+            text TEXT NOT NULL COLLATE NOCASE,
+            removed_at TEXT NOT NULL,
+            UNIQUE (patient_id, text)
+        );
+        CREATE TABLE scripts (
+            id INTEGER PRIMARY KEY,
+            patient_id INTEGER NOT NULL REFERENCES patients(id),
+            title TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            archived_at TEXT
+        );
+        CREATE INDEX idx_scripts_patient ON scripts(patient_id);
+        CREATE TABLE script_turns (
+            id INTEGER PRIMARY KEY,
+            script_id INTEGER NOT NULL REFERENCES scripts(id),
+            position INTEGER NOT NULL CHECK (position >= 0),
+            speaker TEXT NOT NULL CHECK (speaker IN ('partner', 'patient')),
+            text TEXT NOT NULL,
+            UNIQUE (script_id, position)
+        );
+        ALTER TABLE attempts ADD COLUMN script_id INTEGER;
+        INSERT INTO exercises (kind, title, level) VALUES ('script', 'Scripts de dialogue', 1);
+        """
+    )
+    _set_version(db, _position("m008_phrase_book_scripts"))
+
+
 SCHEMA_VERSION = len(MIGRATIONS._migrations)  # noqa: SLF001 - no public count in sqlite-utils
 """The version this code writes; a database with a higher ``user_version`` is refused."""
 
