@@ -23,6 +23,10 @@ verdict reported is the one a patient gets for that recording.
 
 Prints true accept and false accept with Wilson 95 % intervals per voice,
 exercise and kind of error, and writes ``benchmarks/results/verdicts.json``.
+Also measures the personal voice's label guard (issue 26,
+:func:`therapy_app.voice.samples.clear_label`): of the tries it would teach,
+the share whose recording says something else than the taught target (a wrong
+label), per voice group and split.
 Never uses ``asterisk-core-sounds-fr*`` or ``ktuberling-data`` (reserved).
 """
 
@@ -237,6 +241,7 @@ def measure(trials: list[Trial], voices: Voices) -> list[dict[str, Any]]:
     from therapy_app.naming.bank import default_bank
     from therapy_app.practice.judging import item_for, judge
     from therapy_app.vad.silero import VoiceActivityDetector
+    from therapy_app.voice.samples import clear_label
 
     recognizer, vad = SpeechRecognizer.load(), VoiceActivityDetector.load()
     content, bank = default_content(), default_bank()
@@ -256,6 +261,15 @@ def measure(trials: list[Trial], voices: Voices) -> list[dict[str, Any]]:
                 "margin": None if result is None else result.margin,
                 "gap": None if result is None else result.transcript_gap,
                 "rank_margin": item.rank_margin,
+                "target_per_token": None if result is None else result.target_per_token,
+                # What the personal voice's guard would teach from this try (issue 26).
+                "taught": clear_label(
+                    trial.exercise,
+                    trial.target,
+                    judged.heard,
+                    judged.success,
+                    None if result is None else result.target_per_token,
+                ),
                 "seconds": round(time.perf_counter() - began, 3),
             }
         )
@@ -301,6 +315,34 @@ def table(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def guard(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The personal voice's label guard on tries of known truth, per voice group and split.
+
+    A taught error (the target taught for a recording that says something else)
+    is a wrong label; ``wrong_label_rate`` is its share of the taught tries.
+    """
+    out: dict[str, Any] = {}
+    for group in ("human", "synthetic"):
+        mine = [r for r in rows if (r["voice"] == "human") == (group == "human")]
+        for split in ("calibration", "blind"):
+            part = [r for r in mine if r["split"] == split]
+            right = [r for r in part if r["kind"] == "correct"]
+            taught = [r for r in part if r.get("taught") is not None]
+            wrong = sum(r["kind"] != "correct" for r in taught)
+            out.setdefault(group, {})[split] = {
+                "tries": len(part),
+                "right_answers": len(right),
+                "right_taught": sum(r.get("taught") is not None for r in right),
+                "errors": len(part) - len(right),
+                "errors_taught": wrong,
+                "taught": len(taught),
+                "wrong_label_rate": round(wrong / len(taught), 3) if taught else None,
+                "wrong_label_ci95": wilson(wrong, len(taught)),
+                "accepted_errors": sum(bool(r["accepted"]) for r in part if r["kind"] != "correct"),
+            }
+    return out
+
+
 def _print(summary: dict[str, Any]) -> None:
     for group, splits in summary.items():
         for split, exercises in splits.items():
@@ -334,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - start
     summary = table(rows)
     _print(summary)
+    print("label guard:", json.dumps(guard(rows), ensure_ascii=False))
     latency = [r["seconds"] for r in rows]
     report = {
         "description": __doc__.split("\n\n")[1].replace("\n", " "),
@@ -345,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             "p90": round(float(np.percentile(latency, 90)), 3),
         },
         "summary": summary,
+        "guard": guard(rows),
         # The blind half is reported in aggregate only: its rows are never written.
         "calibration_rows": [r for r in rows if r["split"] == "calibration"],
     }

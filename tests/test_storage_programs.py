@@ -138,3 +138,36 @@ def test_delete_removes_everything_of_the_patient_only(repo: SessionRepository) 
     assert "Jeanne" not in repr(db.execute("SELECT * FROM patient_changes").fetchall())
     db.close()
     assert repo.verify_recording(repo.get_attempt(kept))
+
+
+def test_deleting_a_patient_deletes_their_scripts_and_phrase_book_removals(
+    repo: SessionRepository,
+) -> None:
+    gone = repo.create_patient("Jeanne").id
+    stays = repo.create_patient("Paul").id
+    db = sqlite3.connect(repo.db_path)
+    for patient in (gone, stays):
+        script = db.execute(
+            "INSERT INTO scripts (patient_id, title, created_at, updated_at)"
+            " VALUES (?, 'À la boulangerie', 'now', 'now')",
+            (patient,),
+        ).lastrowid
+        db.execute(
+            "INSERT INTO script_turns (script_id, position, speaker, text)"
+            " VALUES (?, 0, 'patient', 'Une baguette, s''il vous plaît.')",
+            (script,),
+        )
+        db.execute(
+            "INSERT INTO phrase_removals (patient_id, text, removed_at)"
+            " VALUES (?, 'Je voudrais un café.', 'now')",
+            (patient,),
+        )
+    db.commit()
+    repo.delete_patient(gone, "ortho")  # foreign keys: refused before scripts were deleted
+    counts = {
+        table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: S608
+        for table in ("scripts", "script_turns", "phrase_removals")
+    }
+    assert counts == {"scripts": 1, "script_turns": 1, "phrase_removals": 1}
+    assert db.execute("SELECT patient_id FROM scripts").fetchone()[0] == stays
+    db.close()

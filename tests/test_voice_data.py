@@ -506,3 +506,17 @@ def test_deleting_a_patient_deletes_their_voice(repo: SessionRepository) -> None
     assert not patient_voice_dir(repo.data_dir, gone).exists()
     assert [p.name for p in (repo.data_dir / "voice").iterdir()] == [f"patient-{stays}"]
     assert [s.text for s in usable_samples(repo, stays)] == ["onze"]
+
+
+def test_a_patient_whose_voice_is_being_adapted_is_not_deleted(repo: SessionRepository) -> None:
+    from therapy_app.voice.store import AdaptationRunningError, adaptation_lock
+
+    patient = repo.create_patient("Jeanne Dupont").id
+    add_enrolment(repo, patient, _clip(HUMAN / "onze.wav"), "onze", True)
+    with adaptation_lock(repo.data_dir, patient), pytest.raises(AdaptationRunningError) as err:
+        repo.delete_patient(patient, "ortho")
+    assert "adaptation" in err.value.french()
+    assert repo.get_patient(patient).id == patient
+    assert [s.text for s in usable_samples(repo, patient)] == ["onze"]
+    repo.delete_patient(patient, "ortho")  # the run is over: deleting works
+    assert not patient_voice_dir(repo.data_dir, patient).exists()

@@ -21,6 +21,7 @@ from therapy_app.storage import programs, rows
 from therapy_app.storage.programs import CustomItem, PatientChange, Program
 from therapy_app.storage.recordings import RECORDINGS_DIR
 from therapy_app.storage.records import EXERCISE_KINDS, Patient
+from therapy_app.voice import store as voice_store
 from therapy_app.voice.model import patient_voice_dir
 
 _LOGGER = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ class PatientAdminMixin:
         return self.get_patient(patient_id)
 
     def delete_patient(self, patient_id: int, editor: str) -> int:
-        """Delete a patient with their sessions, attempts, recordings, voice, program and lists.
+        """Delete a patient with sessions, attempts, recordings, voice, program, lists and scripts.
 
         The voice folder (recordings made for the personal model, adapters,
         decisions) goes with the recordings, once the database change is committed.
@@ -129,8 +130,16 @@ class PatientAdminMixin:
 
         Raises:
             KeyError: unknown patient.
+            AdaptationRunningError: the patient's personal voice is being trained
+                (its trainer writes into the voice folder; French).
         """
         who = _editor(editor)
+        if voice_store.is_running(self.data_dir, patient_id):
+            raise voice_store.AdaptationRunningError(
+                "La reconnaissance de ce patient est en cours d'adaptation.",
+                "Annulez l'adaptation (onglet « Voix ») ou attendez sa fin, puis supprimez.",
+                f"patient {patient_id}: adaptation lock held",
+            )
         with self.transaction("deleting a patient"):
             self.get_patient(patient_id)
             sessions = self._db.execute(
@@ -148,7 +157,19 @@ class PatientAdminMixin:
                 " (SELECT id FROM sessions WHERE patient_id = ?)",
                 (patient_id,),
             )
-            for table in ("sessions", "programs", "custom_items", "patient_changes"):
+            self._db.execute(
+                "DELETE FROM script_turns WHERE script_id IN"
+                " (SELECT id FROM scripts WHERE patient_id = ?)",
+                (patient_id,),
+            )
+            for table in (
+                "sessions",
+                "programs",
+                "custom_items",
+                "patient_changes",
+                "phrase_removals",
+                "scripts",
+            ):
                 self._db.execute(
                     f"DELETE FROM {table} WHERE patient_id = ?",  # noqa: S608
                     (patient_id,),

@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from therapy_app.file_lock import try_lock, unlock
 from therapy_app.paths import PRIVATE_FILE_MODE
 from therapy_app.storage.errors import StorageUnavailableError
 
@@ -19,33 +19,6 @@ LOCK_SUFFIX = ".lock"
 WAIT_S = 30.0
 """How long a second copy waits for the first one to finish opening the database."""
 _POLL_S = 0.05
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def lock_path(db_path: Path) -> Path:
@@ -82,7 +55,7 @@ def startup_lock(db_path: Path, wait_s: float | None = None) -> Iterator[None]:
         return
     try:
         deadline = time.monotonic() + wait_s
-        while not _try_lock(fd):
+        while not try_lock(fd):
             if time.monotonic() > deadline:
                 raise StorageUnavailableError(
                     "Une autre copie de l'application est en train de démarrer et n'a pas terminé.",
@@ -93,6 +66,6 @@ def startup_lock(db_path: Path, wait_s: float | None = None) -> Iterator[None]:
         try:
             yield
         finally:
-            _unlock(fd)
+            unlock(fd)
     finally:
         os.close(fd)

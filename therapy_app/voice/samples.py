@@ -133,15 +133,27 @@ def attempt_label(attempt: Attempt) -> tuple[Source, str] | None:
         if said is None and record.kind == "repetition" and display_word_count(target) > 1:
             said = clean_text(target)
         return ("confirmed", said) if said is not None else None
-    if (
-        attempt.computed_success
-        and said is not None
-        and record.target_score is not None
-        and record.target_score >= CLEAR_MIN_LOGPROB
-        and not _scored_by_personal_model(attempt)
-    ):
-        return ("clear_margin", said)
-    return None
+    if _scored_by_personal_model(attempt):
+        return None
+    said = clear_label(
+        record.kind, target, attempt.transcript, bool(attempt.computed_success), record.target_score
+    )
+    return ("clear_margin", said) if said is not None else None
+
+
+def clear_label(
+    kind: str, target: str, transcript: str, success: bool, target_per_token: float | None
+) -> str | None:
+    """The words an automatic success teaches (rule 3 of the guard), or None.
+
+    Both readings must agree: the verdict accepted the try, the free
+    ``transcript`` says the target, and the target's mean log-probability per
+    token is at least :data:`CLEAR_MIN_LOGPROB`. ``benchmarks/verdicts.py``
+    measures the wrong labels this lets through on tries of known truth.
+    """
+    if not success or target_per_token is None or target_per_token < CLEAR_MIN_LOGPROB:
+        return None
+    return _names_target(kind, target, transcript)
 
 
 def _strongest(found: Iterable[tuple[str, VoiceSample]]) -> list[VoiceSample]:

@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from therapy_app import atomic, paths
 from therapy_app.errors import TherapyAppError
+from therapy_app.file_lock import try_lock, unlock
 from therapy_app.input_files import parse_json, read_text
 from therapy_app.model_store import sha256_file
 from therapy_app.voice.model import PersonalModel, VoiceDecision, VoiceStatus, patient_voice_dir
@@ -37,33 +37,6 @@ HISTORY_KEPT = 5
 MAX_DECISION_BYTES = 100_000
 
 REVERT_REASON = "Le thérapeute est revenu au modèle général."
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 class AdaptationRunningError(TherapyAppError):
@@ -257,7 +230,7 @@ def adaptation_lock(data_dir: Path, patient_id: int) -> Iterator[None]:
     folder = voice_dir(data_dir, patient_id, create=True)
     fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, paths.PRIVATE_FILE_MODE)
     try:
-        if not _try_lock(fd):
+        if not try_lock(fd):
             raise AdaptationRunningError(
                 "Une adaptation de la reconnaissance est déjà en cours pour ce patient.",
                 "Attendez qu'elle se termine.",
@@ -268,7 +241,7 @@ def adaptation_lock(data_dir: Path, patient_id: int) -> Iterator[None]:
             os.write(fd, f"{os.getpid()}\n".encode())
             yield
         finally:
-            _unlock(fd)
+            unlock(fd)
     finally:
         os.close(fd)
 
@@ -281,8 +254,8 @@ def is_running(data_dir: Path, patient_id: int) -> bool:
     except OSError:
         return False
     try:
-        if _try_lock(fd):
-            _unlock(fd)
+        if try_lock(fd):
+            unlock(fd)
             return False
         return True
     finally:
