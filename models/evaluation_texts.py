@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
+from therapy_app.asr.verbatim import verbatim_text
+
 ROOT = Path(__file__).resolve().parents[1]
-FILLERS = {"euh", "heu", "hum"}
-
-
-def verbatim_target(spoken: str) -> str:
-    """What a verbatim transcript of ``spoken`` should read (the recogniser's style)."""
-    text = spoken.lower().replace("’", "'")
-    text = re.sub(r"[.,;:!?…«»\"()\[\]]", " ", text)
-    return " ".join(w for w in text.split() if w not in FILLERS)
 
 
 @lru_cache(maxsize=1)
@@ -28,13 +21,13 @@ def evaluation_texts() -> frozenset[str]:
             if line.strip():
                 row = json.loads(line)
                 for text in [row["src"], *row["refs"]]:
-                    texts.add(verbatim_target(text))
+                    texts.add(verbatim_text(text))
     return frozenset(texts)
 
 
 def is_evaluation_pair(src: str, tgt: str, banned: frozenset[str]) -> bool:
     """Whether a corpus pair's source or target is a text of ``evaluation_texts()``."""
-    return verbatim_target(src) in banned or verbatim_target(tgt) in banned
+    return verbatim_text(src) in banned or verbatim_text(tgt) in banned
 
 
 def training_pairs(path: Path) -> Iterator[tuple[str, str]]:

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 from models.asr import build as asr_build  # noqa: E402
 from models.asr.finetune_data import draw_rows  # noqa: E402
-from models.evaluation_texts import verbatim_target  # noqa: E402
+from therapy_app.asr.verbatim import verbatim_text  # noqa: E402
 from therapy_voice.lora import LoraSettings, adapter_arrays, attach_lora, load_into, merge_adapters  # noqa: E402
 from therapy_voice.whisper_torch import WhisperDecoderStep, WhisperDims  # noqa: E402
 
@@ -21,8 +21,8 @@ TINY = WhisperDims(n_audio_ctx=6, n_text_ctx=12, d_model=16, n_heads=2, n_decode
 
 
 def test_verbatim_target_drops_fillers_and_punctuation_keeps_deformed_words():
-    assert verbatim_target("Moi euh aller… boulanzerie ?") == "moi aller boulanzerie"
-    assert verbatim_target("aujourd’hui, peut-être.") == "aujourd'hui peut-être"
+    assert verbatim_text("Moi euh aller… boulanzerie ?") == "moi aller boulanzerie"
+    assert verbatim_text("aujourd’hui, peut-être.") == "aujourd'hui peut-être"
 
 
 def test_evaluation_sentences_never_become_training_audio(tmp_path: Path):

@@ -17,6 +17,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from therapy_app import model_store  # noqa: E402
+from therapy_app.asr.verbatim import verbatim_text  # noqa: E402
 from therapy_app.voice.model import AdaptProgress  # noqa: E402
 from therapy_voice.__main__ import EXIT_BAD_INPUT, default_weights, main  # noqa: E402
 from therapy_voice.adapt import (  # noqa: E402
@@ -30,7 +31,6 @@ from therapy_voice.adapt import (  # noqa: E402
 from therapy_voice.lora import LoraSettings, attach_lora, load_into  # noqa: E402
 from therapy_voice.manifest import ManifestError, read_manifest  # noqa: E402
 from therapy_voice.prepare import prepare_recordings, read_prepared  # noqa: E402
-from therapy_voice.teaching import verbatim_text  # noqa: E402
 from therapy_voice.whisper_torch import WhisperDecoderStep, WhisperDims  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from therapy_app.asr.verbatim import verbatim_text
 from therapy_app.model_store import sha256_file
 from therapy_voice.lora import LoraSettings, adapter_arrays, attach_lora, attach_saved, load_into
 from therapy_voice.manifest import Manifest, ManifestError
@@ -41,7 +42,6 @@ from therapy_voice.teaching import (
     kl_to_reference,
     token_loss,
     token_rows,
-    verbatim_text,
 )
 from therapy_voice.whisper_torch import WhisperDecoderStep, WhisperEncoder
 

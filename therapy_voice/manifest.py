@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from therapy_voice.teaching import verbatim_text
+from therapy_app.asr.verbatim import verbatim_text
 
 VERSION = 1
 MAX_TEXT_CHARS = 400  # a recording of an exercise says a few words, not a page

@@ -9,7 +9,6 @@ reads a known target).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 import torch
@@ -17,19 +16,7 @@ from torch import nn
 
 from therapy_voice.whisper_torch import _attend, _merge_heads, _split_heads
 
-# Hesitations a verbatim transcript leaves out (models.evaluation_texts.FILLERS).
-FILLERS = frozenset({"euh", "heu", "hum"})
 IGNORE = -100  # label of the positions that are not learnt
-
-
-def verbatim_text(spoken: str) -> str:
-    """What a verbatim transcript of ``spoken`` should read: the recogniser's own style.
-
-    Lowercase, typographic apostrophes made plain, punctuation and fillers dropped.
-    """
-    text = spoken.lower().replace("’", "'")
-    text = re.sub(r"[.,;:!?…«»\"()\[\]]", " ", text)
-    return " ".join(w for w in text.split() if w not in FILLERS)
 
 
 def sequence(item: dict, prompt: list[int], sot: list[int], encode, eot: int):

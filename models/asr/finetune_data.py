@@ -34,9 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from models.evaluation_texts import training_pairs, verbatim_target
+from models.evaluation_texts import training_pairs
 from models.halting.speak import PAUSE_BINS, HaltingStyle, speak_halting
 from models.halting.voices import all_voices
+from therapy_app.asr.verbatim import verbatim_text
 from therapy_voice.prepare import D_MODEL, N_FRAMES
 
 _LOGGER = logging.getLogger("asr_finetune_data")
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"ft{args.offset + i}", text, voice, pause_bin or rng.choice(bins), style,
                 seed="asrft",
             )  # fmt: skip
-            target = verbatim_target(utt.spoken)
+            target = verbatim_text(utt.spoken)
             heard = heard_states(vad, encoder, mel_settings, utt.clip) if target else None
             if heard is not None:
                 states[i] = heard
