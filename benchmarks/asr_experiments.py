@@ -24,7 +24,6 @@ import platform
 import re
 import resource
 import statistics
-import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from functools import cache
@@ -33,7 +32,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from models.halting.voices import deterministic_pico  # noqa: E402, F401 (re-exported)
 from therapy_app.asr.config import WhisperConfig  # noqa: E402

@@ -17,19 +17,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from asr_experiments import corpus, deterministic_pico, synthesize, wer  # noqa: E402
-from halting import _hit  # noqa: E402
-
+from benchmarks.asr_experiments import corpus, deterministic_pico, synthesize, wer  # noqa: E402
+from benchmarks.halting import _hit  # noqa: E402
 from models.halting.sets import build_set  # noqa: E402
 from therapy_app.asr.recognizer import SpeechRecognizer  # noqa: E402
 from therapy_app.asr.utterance import PAUSE_GAP_S, prepare  # noqa: E402
@@ -87,7 +83,7 @@ def clean_pico(recognizer: SpeechRecognizer, beams: list[int]) -> dict[str, Any]
 def armelle(recognizer: SpeechRecognizer, vad: VoiceActivityDetector,
             beams: list[int]) -> dict[str, Any]:  # fmt: skip
     """Armelle's isolated words (right / n) and halting strings (WER), per beam width."""
-    from human_eval import armelle_halting, armelle_words, content
+    from benchmarks.human_eval import armelle_halting, armelle_words, content
 
     def heard(clip: Any) -> list[str]:
         prepared = prepare(vad, clip, PAUSE_GAP_S)

@@ -46,7 +46,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from benchmarks.fault_catalogue import CATALOGUE, catalogue_probes  # noqa: E402
 from benchmarks.fault_results import Result, judge, markdown, text_table, totals  # noqa: E402

@@ -32,12 +32,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import sacrebleu  # noqa: E402
-from asr_experiments import wer  # noqa: E402
 
+from benchmarks.asr_experiments import wer  # noqa: E402
 from models.halting.sets import EvalItem, build_set  # noqa: E402
 from therapy_app.asr.recognizer import SpeechRecognizer  # noqa: E402
 from therapy_app.asr.utterance import PAUSE_GAP_S, hear  # noqa: E402
@@ -224,12 +222,12 @@ def main(argv: list[str] | None = None) -> None:
             results["sets"][name] = run_set(
                 split, voices, args.size, recognizer, vad, corrector, args.pause_gap
             )
-    from human_eval import run_allowed
+    from benchmarks.human_eval import run_allowed
 
     print("running human (Armelle) …", file=sys.stderr, flush=True)
     results["human_allowed"] = run_allowed(recognizer)
     if args.independent:
-        from human_eval import run_independent
+        from benchmarks.human_eval import run_independent
 
         results["independent"] = run_independent(recognizer)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from benchmarks.correction import HAND_SETS, _read_jsonl  # noqa: E402
 from models.corrector.calibrate import choose_setting  # noqa: E402

@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 import zlib
 from collections import Counter
@@ -46,11 +45,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from human_eval import HumanItem, armelle_words, fold, ktuberling_nouns, load_audio  # noqa: E402
-
+from benchmarks.human_eval import HumanItem, armelle_words, fold, ktuberling_nouns, load_audio  # noqa: E402
 from models.halting.voices import VoiceSpec, render  # noqa: E402
 from models.naming.build import lexique_path, read_lexique  # noqa: E402
 from therapy_app.asr.recognizer import SpeechRecognizer  # noqa: E402

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from models.halting.sets import load_items  # noqa: E402
 from therapy_app.correction import Corrector  # noqa: E402

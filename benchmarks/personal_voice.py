@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -35,12 +34,9 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import personal_voice_data as data  # noqa: E402
-from human_eval import content, fold  # noqa: E402
-
+import benchmarks.personal_voice_data as data  # noqa: E402
+from benchmarks.human_eval import content, fold  # noqa: E402
 from therapy_app.audio.wavio import read_wav, write_wav  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "personal_voice.json"

@@ -153,7 +153,7 @@ def render(patient: Patient, utterance: Utterance) -> AudioClip:
 
 def armelle_split() -> tuple[list[tuple[Utterance, AudioClip]], list[tuple[Utterance, AudioClip]]]:
     """Her enrolment pool (single words first, then strings of enrolment words) and test set."""
-    from human_eval import armelle_words
+    from benchmarks.human_eval import armelle_words
 
     words = armelle_words()
     enrol_words = [w for w in words if _hash("enrol" + w.uid) % 2 == 0]

@@ -14,7 +14,6 @@ import argparse
 import json
 import platform
 import resource
-import sys
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -22,16 +21,13 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from asr_experiments import (  # noqa: E402
+from benchmarks.asr_experiments import (  # noqa: E402
     corpus,
     deterministic_pico,
     synthesize,
     wer,
 )
-
 from therapy_app.asr.recognizer import DecodeOptions, SpeechRecognizer  # noqa: E402
 from therapy_app.tts.synthesizer import SpeechSynthesizer  # noqa: E402
 from therapy_app.vad.silero import VoiceActivityDetector  # noqa: E402

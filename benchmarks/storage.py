@@ -13,7 +13,6 @@ import platform
 import random
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -22,8 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from therapy_app.audio.clip import AudioClip  # noqa: E402
 from therapy_app.storage import AttemptRecord, Candidate, SessionRepository  # noqa: E402

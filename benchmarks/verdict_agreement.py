@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 import zlib
 from dataclasses import asdict, dataclass
@@ -56,11 +55,8 @@ import numpy as np
 os.environ["SOX_OPTS"] = "-R"
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from human_eval import armelle_words  # noqa: E402
-
+from benchmarks.human_eval import armelle_words  # noqa: E402
 from therapy_app import verdict  # noqa: E402
 from therapy_app.audio.clip import AudioClip  # noqa: E402
 from therapy_app.practice.items import closest_in_length  # noqa: E402

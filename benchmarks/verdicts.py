@@ -38,7 +38,6 @@ import json
 import math
 import os
 import statistics
-import sys
 import time
 import zlib
 from dataclasses import asdict, dataclass
@@ -50,11 +49,8 @@ import numpy as np
 os.environ["SOX_OPTS"] = "-R"  # repeatable conversion of her GSM files (see human_eval.load_audio)
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from human_eval import armelle_words  # noqa: E402
-
+from benchmarks.human_eval import armelle_words  # noqa: E402
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip  # noqa: E402
 from therapy_app.practice.events import ExerciseKind  # noqa: E402
 

@@ -11,11 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from therapy_app.audio.clip import AudioClip  # noqa: E402
 from therapy_app.audio.wavio import write_wav  # noqa: E402

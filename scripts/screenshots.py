@@ -22,7 +22,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEECH_DIR = ROOT / "tests" / "data" / "speech"
-sys.path.insert(0, str(ROOT))
 
 _LOGGER = logging.getLogger("screenshots")
 
