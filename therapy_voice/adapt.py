@@ -22,9 +22,10 @@ import math
 import random
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -183,14 +184,14 @@ def open_work(work: Path, manifest: Manifest, model_bin: Path) -> None:
     write_json(path, key)
 
 
-def write_json(path: Path, data: dict) -> None:
+def write_json(path: Path, data: Mapping[str, Any]) -> None:
     """Write ``data`` as indented JSON, atomically (the app may read it at any time)."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(path)
 
 
-def _reference(decoder, init: Path | None):
+def _reference(decoder: WhisperDecoderStep, init: Path | None) -> WhisperDecoderStep | None:
     """What the KL term keeps the adapted decoder near: a frozen decoder with ``init`` gated.
 
     Without ``init`` the trainable decoder itself at gate 0 is the reference (plain
@@ -242,7 +243,8 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(self.params, lr=recipe.lr, weight_decay=0.0)
         rng = random.Random(f"eval:{manifest.seed}")
         self.eval_items = rng.sample(self.items, min(EVAL_ITEMS, len(self.items)))
-        self.step, self.history = 0, []
+        self.step = 0
+        self.history: list[dict[str, float]] = []  # per step: "step", "ce", "kl"
         # Wall and process CPU time (all threads) of training, over every resume.
         self.train_seconds, self.train_cpu_seconds = 0.0, 0.0
         self._mark = (time.monotonic(), time.process_time())
@@ -295,7 +297,9 @@ class Trainer:
         random.Random(f"order:{self.manifest.seed}:{epoch}").shuffle(order)
         return order[position * self.recipe.batch : (position + 1) * self.recipe.batch]
 
-    def _tensors(self, items: Sequence[PreparedItem]):
+    def _tensors(
+        self, items: Sequence[PreparedItem]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         tokens, labels = self.prompts.rows([self.manifest.items[p.index].text for p in items])
         states = np.stack([np.load(p.states, mmap_mode="r") for p in items])  # type: ignore[arg-type]
         return tokens, labels, torch.from_numpy(states.astype(np.float32))
@@ -360,7 +364,7 @@ class Trainer:
             ce, kl = self._losses(self._batch(self.step))
             loss = (1 - r.kl) * ce + r.kl * kl
             self.optimizer.zero_grad()
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call]  # torch leaves Tensor.backward unannotated
             torch.nn.utils.clip_grad_norm_(self.params, 1.0)
             self.optimizer.step()
             self.step += 1
@@ -383,11 +387,15 @@ class Trainer:
         target = self.work / ADAPTER_FILE
         tmp = self.work / (ADAPTER_FILE + ".tmp")
         with tmp.open("wb") as handle:
-            np.savez(handle, **adapter_arrays(state, self.recipe.lora.scale))
+            arrays = adapter_arrays(state, self.recipe.lora.scale)
+            # numpy's stub: a **dict[str, ndarray] could fill savez's allow_pickle: bool.
+            np.savez(handle, **arrays)  # type: ignore[arg-type]
         tmp.replace(target)
         return target
 
-    def summary(self, outcome: Outcome, prepared: Sequence[PreparedItem], extra: dict) -> dict:
+    def summary(
+        self, outcome: Outcome, prepared: Sequence[PreparedItem], extra: Mapping[str, Any]
+    ) -> dict[str, Any]:
         """The content of ``train.json``."""
         prepare_s = sum(p.seconds for p in prepared)
         return {

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from torch import nn
+
+from therapy_voice.whisper_torch import DecoderBlock, WhisperDecoderStep, decoder_blocks
 
 # Every linear layer of a decoder block that runs in the decoder graph. The
 # cross-attention key/value projection is left out: it runs in the encoder graph.
@@ -48,15 +52,16 @@ class LoraLinear(nn.Module):
         update = self.scale * nn.functional.linear(down, self.lora_b)
         if gate is not None:
             update = gate * update
-        return self.base(x) + update
+        out: torch.Tensor = self.base(x) + update
+        return out
 
 
-def attach_lora(decoder: nn.Module, settings: LoraSettings) -> list[nn.Parameter]:
+def attach_lora(decoder: WhisperDecoderStep, settings: LoraSettings) -> list[nn.Parameter]:
     """Freeze the decoder, wrap its block linears with adapters; returns the trainable ones."""
     for p in decoder.parameters():
         p.requires_grad_(False)
     params: list[nn.Parameter] = []
-    for block in decoder.blocks:
+    for block in decoder_blocks(decoder):
         for name in TARGETS:
             wrapped = LoraLinear(getattr(block, name), settings)
             setattr(block, name, wrapped)
@@ -78,9 +83,11 @@ def _read(path: Path) -> tuple[dict[str, np.ndarray], float]:
     return arrays, float(arrays.pop("scale"))
 
 
-def _pairs(decoder: nn.Module, path: Path, arrays: dict[str, np.ndarray]):
+def _pairs(
+    decoder: WhisperDecoderStep, path: Path, arrays: dict[str, np.ndarray]
+) -> Iterator[tuple[DecoderBlock, str, NDArray[np.float32], NDArray[np.float32]]]:
     """(block, layer name, A, B) for every target layer; refuses a file for another decoder."""
-    for i, block in enumerate(decoder.blocks):
+    for i, block in enumerate(decoder_blocks(decoder)):
         for name in TARGETS:
             key = f"blocks.{i}.{name}"
             a, b = arrays.pop(key + ".lora_a", None), arrays.pop(key + ".lora_b", None)
@@ -95,7 +102,7 @@ def _pairs(decoder: nn.Module, path: Path, arrays: dict[str, np.ndarray]):
         raise ValueError(f"{path.name}: unexpected arrays {sorted(arrays)[:3]}")
 
 
-def attach_saved(decoder: nn.Module, path: Path) -> int:
+def attach_saved(decoder: WhisperDecoderStep, path: Path) -> int:
     """Wrap the decoder's block linears with the saved adapters, to be gated at run time.
 
     Returns:
@@ -119,7 +126,7 @@ def attach_saved(decoder: nn.Module, path: Path) -> int:
     return changed
 
 
-def load_into(decoder: nn.Module, path: Path) -> int:
+def load_into(decoder: WhisperDecoderStep, path: Path) -> int:
     """Copy saved adapters into the trainable ``LoraLinear`` layers of ``attach_lora``.
 
     Returns:
@@ -143,7 +150,7 @@ def load_into(decoder: nn.Module, path: Path) -> int:
     return loaded
 
 
-def merge_adapters(decoder: nn.Module, path: Path) -> int:
+def merge_adapters(decoder: WhisperDecoderStep, path: Path) -> int:
     """Add the saved low-rank updates into the decoder's plain linear weights.
 
     Returns:

@@ -13,9 +13,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from torch import nn
 
 from therapy_app.asr.features import MelSettings, log_mel_spectrogram
@@ -27,6 +29,9 @@ from therapy_voice.ct2 import read_ct2_model
 from therapy_voice.manifest import ManifestError
 from therapy_voice.whisper_torch import WhisperDecoderStep, WhisperEncoder, load_from_ct2
 
+if TYPE_CHECKING:
+    from therapy_app.vad.silero import VoiceActivityDetector
+
 N_FRAMES, D_MODEL = 1500, 512  # encoder positions and width of Whisper base
 LOG_FILE = "items.jsonl"  # one line per prepared recording, appended as each is done
 
@@ -36,7 +41,7 @@ def load_weights(model_bin: Path) -> tuple[WhisperEncoder, WhisperDecoderStep]:
     return load_from_ct2(read_ct2_model(model_bin))
 
 
-def encoder_states(encoder: WhisperEncoder, mel: np.ndarray) -> torch.Tensor:
+def encoder_states(encoder: WhisperEncoder, mel: NDArray[np.float32]) -> torch.Tensor:
     """The encoder's final hidden states [1500, 512] (before the cross-attention projections)."""
     with torch.no_grad():
         x = torch.from_numpy(mel[None])
@@ -45,10 +50,13 @@ def encoder_states(encoder: WhisperEncoder, mel: np.ndarray) -> torch.Tensor:
         x = x + encoder.positions
         for block in encoder.blocks:
             x = block(x)
-        return encoder.ln(x)[0]
+        states: torch.Tensor = encoder.ln(x)[0]
+        return states
 
 
-def heard_states(vad, encoder: WhisperEncoder, mel: MelSettings, clip: AudioClip):
+def heard_states(
+    vad: VoiceActivityDetector, encoder: WhisperEncoder, mel: MelSettings, clip: AudioClip
+) -> NDArray[np.float16] | None:
     """fp16 encoder states [1500, 512] of what the recogniser hears in ``clip``.
 
     Returns:
@@ -102,7 +110,7 @@ def read_prepared(folder: Path) -> dict[int, PreparedItem]:
 def prepare_recordings(
     audio: Sequence[Path],
     folder: Path,
-    hear: Callable[[AudioClip], np.ndarray | None],
+    hear: Callable[[AudioClip], NDArray[np.float16] | None],
     on_item: Callable[[int], None],
 ) -> list[PreparedItem]:
     """Prepare every recording not prepared yet, one at a time, each result kept at once.

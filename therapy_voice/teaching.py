@@ -9,17 +9,31 @@ reads a known target).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import torch
 from torch import nn
 
-from therapy_voice.whisper_torch import _attend, _merge_heads, _split_heads
+from therapy_voice.whisper_torch import (
+    WhisperDecoderStep,
+    WhisperEncoder,
+    _attend,
+    _merge_heads,
+    _split_heads,
+    decoder_blocks,
+)
 
 IGNORE = -100  # label of the positions that are not learnt
 
 
-def sequence(item: dict, prompt: list[int], sot: list[int], encode, eot: int):
+def sequence(
+    item: Mapping[str, Any],
+    prompt: list[int],
+    sot: list[int],
+    encode: Callable[[str], list[int]],
+    eot: int,
+) -> tuple[list[int], list[int]]:
     """(prefix, full token row) for one item: verbatim with the prompt, or written without.
 
     ``item["target"]`` is the verbatim text; an item carrying ``"written"`` is
@@ -49,7 +63,9 @@ def token_rows(
     return tokens, labels
 
 
-def cross_attention(encoder, states: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+def cross_attention(
+    encoder: WhisperEncoder, states: torch.Tensor
+) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Each decoder layer's cross-attention keys and values [B, H, 1500, Dh] (no gradient).
 
     Computed once per batch: they are frozen (they run in the encoder graph), so
@@ -58,11 +74,12 @@ def cross_attention(encoder, states: torch.Tensor) -> list[tuple[torch.Tensor, t
     of the forward pass.
     """
     n_heads = encoder.dims.n_heads
-    out = []
+    out: list[tuple[torch.Tensor, torch.Tensor]] = []
     with torch.no_grad():
         for proj in encoder.cross_kv:
             k, v = proj(states).chunk(2, dim=-1)
-            out.append(tuple(_split_heads(t, n_heads).contiguous() for t in (k, v)))
+            k, v = (_split_heads(t, n_heads).contiguous() for t in (k, v))
+            out.append((k, v))
     return out
 
 
@@ -84,7 +101,7 @@ def _cross_attend(cq: torch.Tensor, ck: torch.Tensor, cv: torch.Tensor) -> torch
 
 
 def decoder_forward(
-    decoder,
+    decoder: WhisperDecoderStep,
     cross: Sequence[tuple[torch.Tensor, torch.Tensor]],
     tokens: torch.Tensor,
     gate: float | torch.Tensor | None = None,
@@ -106,16 +123,18 @@ def decoder_forward(
     n_heads = decoder.dims.n_heads
     g = gate if gate is None or isinstance(gate, torch.Tensor) else torch.tensor(gate)
 
-    def lin(layer, t: torch.Tensor) -> torch.Tensor:
-        return layer(t) if g is None else layer(t, g)
+    def lin(layer: nn.Module, t: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = layer(t) if g is None else layer(t, g)
+        return out
 
     steps = tokens.shape[1]
     x = decoder.embed(tokens) + decoder.positions[:steps]
     pos = torch.arange(steps)
     mask = torch.where(pos[None, :] > pos[:, None], torch.tensor(-1e9), torch.tensor(0.0))
-    for block, (ck, cv) in zip(decoder.blocks, cross, strict=True):
+    for block, (ck, cv) in zip(decoder_blocks(decoder), cross, strict=True):
         q, k, v = lin(block.qkv, block.attn_ln(x)).chunk(3, dim=-1)
-        h = _attend(*(_split_heads(t, n_heads) for t in (q, k, v)), mask)
+        q, k, v = (_split_heads(t, n_heads) for t in (q, k, v))
+        h = _attend(q, k, v, mask)
         x = x + lin(block.out, _merge_heads(h))
         cq = _split_heads(lin(block.cross_q, block.cross_ln(x)), n_heads)
         x = x + lin(block.cross_out, _merge_heads(_cross_attend(cq, ck, cv)))
@@ -125,7 +144,7 @@ def decoder_forward(
     return torch.matmul(decoder.ln(x), decoder.proj)
 
 
-def token_loss(logits: torch.Tensor, labels: torch.Tensor, reduction: str = "mean"):
+def token_loss(logits: torch.Tensor, labels: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
     """Cross-entropy of the learnt positions (fp32 whatever the autocast)."""
     return nn.functional.cross_entropy(
         logits.float().reshape(-1, logits.shape[-1]),
@@ -148,7 +167,9 @@ def kl_to_reference(
 
 
 def mean_token_loss(
-    decoder, encoder, batches: Iterable[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
+    decoder: WhisperDecoderStep,
+    encoder: WhisperEncoder,
+    batches: Iterable[tuple[torch.Tensor, torch.Tensor, torch.Tensor]],
 ) -> float:
     """Mean cross-entropy per learnt token over (tokens, labels, states) batches, no gradient."""
     total, count = 0.0, 0

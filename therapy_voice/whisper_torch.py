@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import torch
@@ -85,7 +87,8 @@ class EncoderBlock(nn.Module):
         q, k, v = self.qkv(self.attn_ln(x)).chunk(3, dim=-1)
         h = _attend(*(_split_heads(t, self.n_heads) for t in (q, k, v)))
         x = x + self.out(_merge_heads(h))
-        return x + self.fc2(nn.functional.gelu(self.fc1(self.mlp_ln(x))))
+        out: torch.Tensor = x + self.fc2(nn.functional.gelu(self.fc1(self.mlp_ln(x))))
+        return out
 
 
 class DecoderBlock(nn.Module):
@@ -118,7 +121,8 @@ class DecoderBlock(nn.Module):
         def lin(name: str, t: torch.Tensor) -> torch.Tensor:
             # Gated adapters (therapy_voice.lora) take the gate; plain layers ignore it.
             layer = getattr(self, name)
-            return layer(t) if gate is None else layer(t, gate)
+            out: torch.Tensor = layer(t) if gate is None else layer(t, gate)
+            return out
 
         q, k, v = lin("qkv", self.attn_ln(x)).chunk(3, dim=-1)
         k = torch.cat([past_k, _split_heads(k, self.n_heads)], dim=2)
@@ -143,6 +147,8 @@ class WhisperEncoder(nn.Module):
     layer, not a stacked one: slicing a stacked input costs the decoder a copy of
     all of it (37 MB) at every step.
     """
+
+    positions: torch.Tensor  # a registered buffer [n_audio_ctx, d_model]
 
     def __init__(self, dims: WhisperDims) -> None:
         super().__init__()
@@ -219,6 +225,16 @@ class WhisperDecoderStep(nn.Module):
         return (logits, *new_k, *new_v)
 
 
+def encoder_blocks(encoder: WhisperEncoder) -> Iterable[EncoderBlock]:
+    """The encoder's blocks, typed (``nn.ModuleList`` yields plain modules)."""
+    return cast("Iterable[EncoderBlock]", encoder.blocks)
+
+
+def decoder_blocks(decoder: WhisperDecoderStep) -> Iterable[DecoderBlock]:
+    """The decoder's blocks, typed (``nn.ModuleList`` yields plain modules)."""
+    return cast("Iterable[DecoderBlock]", decoder.blocks)
+
+
 def _t(array: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32))
 
@@ -267,6 +283,8 @@ def load_from_ct2(model: CT2Model) -> tuple[WhisperEncoder, WhisperDecoderStep]:
         raise ValueError("unexpected decoder flags: not OpenAI Whisper")
     dims = dims_from_ct2(model)
     encoder, decoder = WhisperEncoder(dims), WhisperDecoderStep(dims)
+    # Conv1d types its bias as optional; these have one (bias=True).
+    assert encoder.conv1.bias is not None and encoder.conv2.bias is not None
     with torch.no_grad():
         encoder.conv1.weight.copy_(_t(model.get("encoder/conv1/weight")))
         encoder.conv1.bias.copy_(_t(model.get("encoder/conv1/bias")))
@@ -274,7 +292,7 @@ def load_from_ct2(model: CT2Model) -> tuple[WhisperEncoder, WhisperDecoderStep]:
         encoder.conv2.bias.copy_(_t(model.get("encoder/conv2/bias")))
         encoder.positions.copy_(_t(model.get("encoder/position_encodings/encodings")))
         _set_norm(encoder.ln, model, "encoder/layer_norm")
-        for i, block in enumerate(encoder.blocks):
+        for i, block in enumerate(encoder_blocks(encoder)):
             p = f"encoder/layer_{i}"
             _set_norm(block.attn_ln, model, p + "/self_attention/layer_norm")
             _set_linear(block.qkv, model, p + "/self_attention/linear_0")
@@ -287,18 +305,18 @@ def load_from_ct2(model: CT2Model) -> tuple[WhisperEncoder, WhisperDecoderStep]:
         decoder.proj.copy_(_t(model.get("decoder/projection/weight")).T)
         decoder.positions.copy_(_t(model.get("decoder/position_encodings/encodings")))
         _set_norm(decoder.ln, model, "decoder/layer_norm")
-        for i, block in enumerate(decoder.blocks):
+        for i, dblock in enumerate(decoder_blocks(decoder)):
             p = f"decoder/layer_{i}"
-            _set_norm(block.attn_ln, model, p + "/self_attention/layer_norm")
-            _set_linear(block.qkv, model, p + "/self_attention/linear_0")
-            _set_linear(block.out, model, p + "/self_attention/linear_1")
-            _set_norm(block.cross_ln, model, p + "/attention/layer_norm")
-            _set_linear(block.cross_q, model, p + "/attention/linear_0")
-            _set_linear(encoder.cross_kv[i], model, p + "/attention/linear_1")
-            _set_linear(block.cross_out, model, p + "/attention/linear_2")
-            _set_norm(block.mlp_ln, model, p + "/ffn/layer_norm")
-            _set_linear(block.fc1, model, p + "/ffn/linear_0")
-            _set_linear(block.fc2, model, p + "/ffn/linear_1")
+            _set_norm(dblock.attn_ln, model, p + "/self_attention/layer_norm")
+            _set_linear(dblock.qkv, model, p + "/self_attention/linear_0")
+            _set_linear(dblock.out, model, p + "/self_attention/linear_1")
+            _set_norm(dblock.cross_ln, model, p + "/attention/layer_norm")
+            _set_linear(dblock.cross_q, model, p + "/attention/linear_0")
+            _set_linear(cast(nn.Linear, encoder.cross_kv[i]), model, p + "/attention/linear_1")
+            _set_linear(dblock.cross_out, model, p + "/attention/linear_2")
+            _set_norm(dblock.mlp_ln, model, p + "/ffn/layer_norm")
+            _set_linear(dblock.fc1, model, p + "/ffn/linear_0")
+            _set_linear(dblock.fc2, model, p + "/ffn/linear_1")
     encoder.eval()
     decoder.eval()
     _LOGGER.info("loaded Whisper %s", dims)
