@@ -418,6 +418,27 @@ def m008_phrase_book_scripts(db: Database) -> None:
     _set_version(db, _position("m008_phrase_book_scripts"))
 
 
+@MIGRATIONS()
+def m009_verdict_measures(db: Database) -> None:
+    """The measures practice judged a try with, stored as practice computed them.
+
+    * ``attempts.matched_text``: the accepted form the verdict measured ("un
+      chat" for the picture "chat"); the stored WER and accuracy are measured
+      against it, so a right answer with another determiner is not stored
+      with 0 % accuracy next to its success.
+    * ``attempts.margin``: the target's score over the best distractor (mean
+      log-probability per token); None without distractors. The personal
+      voice's label guard and the per-patient calibration read it.
+    """
+    db.executescript(
+        """
+        ALTER TABLE attempts ADD COLUMN matched_text TEXT;
+        ALTER TABLE attempts ADD COLUMN margin REAL;
+        """
+    )
+    _set_version(db, _position("m009_verdict_measures"))
+
+
 SCHEMA_VERSION = len(MIGRATIONS._migrations)  # noqa: SLF001 - no public count in sqlite-utils
 """The version this code writes; a database with a higher ``user_version`` is refused."""
 
