@@ -425,7 +425,39 @@ def verdicts(data: Json) -> list[str]:
                     ]
                 )
     header = ["speech", "half", "exercise", "true accept", "FA sound-alike", "FA cut word"]
-    return out + table([*header, "FA all errors"], rows)
+    out += table([*header, "FA all errors"], rows)
+    return out + _label_guard(data.get("guard"))
+
+
+def _label_guard(guard: Json | None) -> list[str]:
+    """The personal voice's label guard on the same tries (issue 26)."""
+    if not guard:
+        return []
+    out = [
+        "The personal voice's label guard (`therapy_app/voice/samples.py`, `clear_label`) on the "
+        "same tries: an automatic success teaches the personal model only when the free "
+        "transcript says the target and the target scores at least −1.0 nat/token. A *wrong "
+        "label* is a taught try whose recording says something else.",
+        "",
+    ]
+    rows = []
+    for group, splits in guard.items():
+        for split, g in splits.items():
+            ci = g.get("wrong_label_ci95")
+            wrong = "–" if g["taught"] == 0 else f"{g['errors_taught']} of {g['taught']}"
+            if ci:
+                wrong += f" [{pct(ci[0], 0)}–{pct(ci[1], 0)}]"
+            rows.append(
+                [
+                    group,
+                    split,
+                    f"{g['accepted_errors']} of {g['errors']}",
+                    wrong,
+                    f"{g['right_taught']} of {g['right_answers']}",
+                ]
+            )
+    header = ["speech", "half", "errors the verdict accepted", "wrong labels taught"]
+    return out + table([*header, "right answers taught"], rows)
 
 
 def live_verdicts(data: Json) -> list[str]:
@@ -681,6 +713,121 @@ def personal_voice(data: Json) -> list[str]:
     return out + [""]
 
 
+def _wilson_cell(cell: Json | None) -> str:
+    """A rate with its Wilson interval and count: "88 % [78–94] (n=60)"."""
+    if not cell or not cell.get("n"):
+        return "–"
+    low, high = cell["ci95"]
+    return f"{pct(cell['rate'], 0)} [{100 * low:.0f}–{100 * high:.0f}] (n={cell['n']})"
+
+
+_PHRASE_GROUPS = {
+    "in-book": "in the book (all)",
+    "in-book-synthetic": "in the book, synthetic voices",
+    "in-book-armelle": "in the book, Armelle spliced",
+    "out-of-book": "not in the book",
+}
+
+
+def phrase_book(data: Json) -> list[str]:
+    """The patient's phrase book in free speech: own sentences first, others unharmed."""
+    targets = data["targets"]
+    out = [
+        "## Phrase book in free speech",
+        "",
+        "`benchmarks/phrase_book.py` → `benchmarks/results/phrase_book.json` (issue 27): "
+        f"{data['sentences']} everyday first-person sentences "
+        "(`benchmarks/phrase_book_sentences.py`) said telegraphically (the corrector "
+        "corpus's agrammatism rules, moderate or severe, phonemic paraphasias included) and "
+        "haltingly by the halting benchmark's voices and rooms; some with Armelle's recorded "
+        "words (days, months, numbers, hier/aujourd'hui/demain) spliced between the other "
+        "words said by a synthetic voice band-limited like her telephone prompts; and the "
+        "halting benchmark's own utterances whose meaning is in no sentence. Per utterance "
+        "a book of 20 / 100 / 300 sentences (nested, holding the meant sentence when it is "
+        "in the book). Each utterance goes once through `chain.hear`, then `chain.correct` "
+        "without a book and with each book. *First right*: the first proposal is the meant "
+        "sentence (case and punctuation aside); *match candidates*: the meant sentence is "
+        "among the phrase match's candidates, clear or not (what a better decision could "
+        "reach); *book sentence first*: a phrase-book "
+        "sentence is proposed first (not in the book: always wrong); *another book "
+        "sentence*: a wrong one. Wilson 95 % intervals. The dev half may be tuned on; the "
+        "blind half is frozen "
+        f"(`benchmarks/blind/phrase_book.sha256`, `{str(data['blind_sha256'])[:16]}…`) and "
+        "reported in aggregate only."
+        + (" **Quick run (a fifth of the utterances).**" if data.get("quick") else ""),
+        "",
+    ]
+    rows: list[list[str]] = []
+    for split, groups in data["summary"].items():
+        for group, cell in groups.items():
+            for size, s in cell["sizes"].items():
+                rows.append(
+                    [
+                        split,
+                        _PHRASE_GROUPS.get(group, group),
+                        size,
+                        _wilson_cell(s["first_right"]),
+                        _wilson_cell(s["among"]),
+                        _wilson_cell(s.get("in_matches")) if group != "out-of-book" else "–",
+                        _wilson_cell(s["phrase_first"]),
+                        _wilson_cell(s.get("phrase_first_wrong")),
+                        _wilson_cell(s["no_book_first_right"]),
+                    ]
+                )
+    header = ["half", "utterances", "book", "first right", "meant among proposals"]
+    header += ["meant among match candidates"]
+    header += ["book sentence first", "another book sentence first", "no book: first right"]
+    out += table(header, rows)
+    timing = data["latency"]
+    lat_rows = [
+        [
+            size,
+            num(t["match_ms"]["median"], 0, "ms"),
+            num(t["match_ms"]["p90"], 0, "ms"),
+            num(t["index_ms"]["median"], 0, "ms"),
+        ]
+        for size, t in timing.items()
+        if size != "asr_s"
+    ]
+    out += [
+        "Added latency: the phrase match of one utterance (lexical pass and acoustic check "
+        "of the best candidates) on this 2-core machine, shared with other jobs; the book "
+        "is indexed once per session (last column). For scale, recognition itself: median "
+        f"{num(timing['asr_s']['median'], 2, 's')}.",
+        "",
+    ]
+    out += table(["book", "matching median", "matching p90", "indexing (once)"], lat_rows)
+    checks = []
+    for split, groups in data["summary"].items():
+        in_book = groups.get("in-book", {}).get("sizes", {}).get("100")
+        if in_book:
+            value = in_book["first_right"]["rate"]
+            checks.append(
+                f"- {split}, meant sentence in a 100-sentence book, first right: "
+                f"{pct(value, 0)} (target ≥ {pct(targets['first_right_in_book_100'], 0)}: "
+                f"{_met(value, targets['first_right_in_book_100'], False)})"
+            )
+        outside = groups.get("out-of-book", {}).get("sizes", {})
+        for size, s in outside.items():
+            value = s["phrase_first"]["rate"]
+            loss = (s["no_book_first_right"]["hits"] or 0) - (s["first_right"]["hits"] or 0)
+            checks.append(
+                f"- {split}, not in a {size}-sentence book: book sentence first "
+                f"{pct(value, 0)} (target ≤ {pct(targets['phrase_first_out_of_book'], 0)}: "
+                f"{_met(value, targets['phrase_first_out_of_book'], True)}); first right "
+                f"{s['first_right']['hits']} with the book vs {s['no_book_first_right']['hits']} "
+                f"without (no loss: {'yes' if loss <= 0 else '**no**'})"
+            )
+    p90 = timing.get("300", {}).get("match_ms", {}).get("p90")
+    if p90 is not None:
+        checks.append(
+            f"- matching p90 with a 300-sentence book: {num(p90, 0, 'ms')} "
+            f"(target ≤ {num(targets['match_ms_p90_300'], 0, 'ms')}: "
+            f"{_met(p90, targets['match_ms_p90_300'], True)})"
+        )
+    return out + checks + [""]
+
+
 SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("halting.json", halting),
     ("speech.json", speech),
@@ -695,6 +842,7 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("faults.json", faults),
     ("asr_experiments.json", asr_experiments),
     ("personal_voice.json", personal_voice),
+    ("phrase_book.json", phrase_book),
 ]
 
 

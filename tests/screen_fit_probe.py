@@ -146,7 +146,14 @@ def main() -> int:  # noqa: PLR0915 - one walk through every screen, in order
             if practice.record_button.isVisible():
                 entry["record"] = rect(practice.record_button)
                 shown.append(practice.record_button)
-        entry["problems"] = problems(window, shown)
+        found = list(problems(window, shown))
+        area = getattr(window, "therapist", None)
+        if area is not None and area.isVisible() and area.tabs.tabBar().isVisible():
+            # Scroll arrows on the tab bar hide tab names (« Historique » was cut).
+            bar = area.tabs.tabBar()
+            if bar.sizeHint().width() > bar.width():
+                found.append(f"tab bar needs {bar.sizeHint().width()} px, has {bar.width()}")
+        entry["problems"] = found
         screens[name] = entry
         if shots is not None:
             shots.mkdir(parents=True, exist_ok=True)

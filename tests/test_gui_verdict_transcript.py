@@ -8,9 +8,9 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
+from therapy_app.analysis.answers import best_wer  # noqa: E402
 from therapy_app.exercises import ExerciseContent, RepetitionLevel  # noqa: E402
 from therapy_app.practice.events import Feedback, State  # noqa: E402
-from therapy_app.practice.scoring import best_wer  # noqa: E402
 from therapy_app.verdict import WER_SUCCESS  # noqa: E402
 
 pytest_plugins = ("gui_fixtures",)

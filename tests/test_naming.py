@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from therapy_app.naming.candidates import accepted_answers, answer_forms, find_c
 from therapy_app.practice import naming_plan
 from therapy_app.practice.naming_cues import MAX_NAMING_LEVEL, naming_cue
 from therapy_app.storage import SessionRepository
-from therapy_app.storage.attempts import verdict_after_edit
 
 
 def test_the_bank_has_300_pictured_items_across_categories() -> None:
@@ -149,21 +147,21 @@ def test_next_session_starts_each_picture_one_step_below_the_help_it_needed(
 def test_a_therapist_edit_of_a_naming_transcript_accepts_the_determiner(
     tmp_path: Path,
 ) -> None:
+    # The WER against the bare target counts any determiner as an error: the
+    # naming rule must not, in the verdict nor in the stored measures.
     with SessionRepository(tmp_path, clock=FakeClock()) as repo:
         patient = repo.create_patient("Jeanne Martin").id
         session = repo.start_session(patient, "naming")
-        attempt_id = repo.add_attempt(
-            make_record(
-                session.id, kind="naming", target_text="chat", raw_transcript="sa", success=False
-            )
-        )
-        attempt = repo.get_attempt(attempt_id)
-    # The WER against the bare target counts any determiner as an error: the
-    # naming rule must not.
-    metrics = replace(attempt.metrics, wer=1.0)
-    for text, expected in (("un chat", True), ("C'est une chat.", True), ("chien", False)):
-        edited = replace(attempt, edited_transcript=text)
-        assert verdict_after_edit(edited, metrics) == (expected, True), text
+        for text, expected in (("un chat", True), ("C'est une chat.", True), ("chien", False)):
+            attempt_id = repo.add_attempt(
+                make_record(
+                    session.id, kind="naming", target_text="chat", raw_transcript="sa",
+                    success=False,
+                )
+            )  # fmt: skip
+            edited = repo.edit_transcript(attempt_id, "transcript", text, "claire")
+            assert edited.success is expected, text
+            assert (edited.metrics.accuracy == 1.0) is expected, text
 
 
 def test_history_levels_use_the_latest_session(tmp_path: Path) -> None:

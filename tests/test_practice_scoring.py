@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from therapy_app.analysis.answers import best_wer
 from therapy_app.exercises import CompletionItem
 from therapy_app.practice.cues import completion_cue, first_sounds, repetition_cue
 from therapy_app.practice.items import closest_in_length
-from therapy_app.practice.scoring import best_wer, stars_for
+from therapy_app.practice.scoring import stars_for
 from therapy_app.written import as_sentence
 
 

@@ -173,3 +173,35 @@ def test_v3_verdicts_survive_the_migration(tmp_path: Path) -> None:
         )
         assert unknown.success is None and unknown.verdict_override is None
         assert repository.verdict_changes(1) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "target", "heard", "matched"),
+    [
+        ("naming", "chat", "c'est un chat", "un chat"),  # was stored with WER 2.0, accuracy 0 %
+        ("naming", "chat", "une chat", None),  # the wrong determiner still names the cat
+        ("completion", "café", "je voudrais un café", "café"),  # the answer within a sentence
+        ("repetition", "le chapeau", "un chapeau", "un chapeau"),  # an accepted determiner form
+    ],
+)
+def test_a_judged_try_is_stored_with_the_measures_of_the_rule_that_accepted_it(
+    repo: SessionRepository, kind: str, target: str, heard: str, matched: str | None
+) -> None:
+    attempt_id = _attempt(
+        repo, kind=kind, raw_transcript=heard, target_text=target, success=True,
+        matched_text=matched, margin=1.3,
+    )  # fmt: skip
+    attempt = repo.get_attempt(attempt_id)
+    assert attempt.success is True
+    assert (attempt.metrics.wer, attempt.metrics.accuracy) == (0.0, 1.0)
+    assert (attempt.record.matched_text, attempt.record.margin) == (matched, 1.3)
+
+
+def test_a_wrong_answer_keeps_its_error_after_the_rule_measures_it(repo: SessionRepository) -> None:
+    attempt_id = _attempt(
+        repo, kind="naming", raw_transcript="un chameau", target_text="chapeau", success=False,
+        matched_text="un chapeau",
+    )  # fmt: skip
+    attempt = repo.get_attempt(attempt_id)
+    assert attempt.metrics.wer == 0.5  # "chameau" for "chapeau" in "un chapeau"
+    assert attempt.metrics.wer > WER_SUCCESS and attempt.success is False

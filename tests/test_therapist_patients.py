@@ -152,14 +152,14 @@ def test_custom_list_export_then_import_never_overwrites(
 def test_the_program_tab_fits_a_laptop_screen_without_sideways_scrolling(
     qtbot, unlocked_area
 ) -> None:
-    # Four exercises with their difficulty and theme; the patient's own list has its tab.
+    # Five exercises (dialogues too) with their difficulty and theme; the own list has its tab.
     unlocked_area.resize(1256, 600)  # the area in the window on a 1366x768 screen
     unlocked_area.tabs.setCurrentWidget(unlocked_area.program_scroll)
     qtbot.waitUntil(lambda: unlocked_area.program.rows and unlocked_area.program.isVisible())
     for _ in range(3):
         qtbot.wait(10)
     scroll = unlocked_area.program_scroll
-    assert len(unlocked_area.program.rows) == 4
+    assert len(unlocked_area.program.rows) == 5
     assert scroll.horizontalScrollBar().maximum() == 0, scroll.widget().minimumSizeHint()
     unlocked_area.tabs.setCurrentWidget(unlocked_area.list_scroll)
     qtbot.waitUntil(unlocked_area.custom_lists.isVisible)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from storage_fixtures import make_record
 
-from therapy_app.practice.scoring import best_wer
+from therapy_app.analysis.answers import best_wer
 from therapy_app.storage import SessionRepository
 from therapy_app.verdict import decide
 

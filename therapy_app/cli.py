@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -25,6 +25,7 @@ from therapy_app.tts.options import MAX_PAUSE_MS, MAX_RATE_WPM, MIN_RATE_WPM
 
 if TYPE_CHECKING:  # imported lazily at run time: `--help` and `doctor` start fast
     from therapy_app.audio.clip import AudioClip
+    from therapy_app.phrases.model import PhraseBook
     from therapy_app.speech.chain import UtteranceResult
     from therapy_app.speech.services import SpeechServices
     from therapy_app.storage import SessionRepository
@@ -308,6 +309,11 @@ def _play(clip: AudioClip) -> None:
 def _print_result(result: UtteranceResult, index: int) -> None:
     t = result.timings
     _out(f"[{index}] entendu   ({t.get('asr', 0):.2f} s) : {result.text or '(rien)'}")
+    first = result.correction.proposals[0] if result.correction is not None else None
+    if first is not None and first.source == "phrase":
+        _out(f"[{index}] carnet    ({t.get('phrases', 0):.2f} s) : {first.text}")
+    elif "phrases" in t:
+        _out(f"[{index}] carnet    ({t['phrases']:.2f} s) : (aucune phrase reconnue)")
     correction = result.correction.correction if result.correction is not None else None
     if correction is not None:
         restored = [w for op in correction.diff if op.kind == "restored" for w in op.target]
@@ -321,22 +327,66 @@ def _print_result(result: UtteranceResult, index: int) -> None:
         _out(f"[{index}] voix      ({t.get('tts', 0):.2f} s) : {result.speech.duration:.1f} s")
 
 
+def _result_json(result: UtteranceResult) -> str:
+    """``loop --json``: one utterance as one line (``heard``, ``proposals``, ``timings``)."""
+    proposals = result.correction.proposals if result.correction is not None else []
+    return json.dumps(
+        {
+            "heard": result.text,
+            "proposals": [
+                {"text": p.text, "score": round(p.score, 4), "source": p.source} for p in proposals
+            ],
+            "timings": {k: round(v, 4) for k, v in result.timings.items()},
+        },
+        ensure_ascii=False,
+    )
+
+
+def _loop_book(args: argparse.Namespace) -> PhraseBook | None:
+    """``--phrases FILE`` (with ``--patient``: agreed with their gender) or ``--patient``'s book."""
+    if args.phrases is None and args.patient is None:
+        return None
+    from therapy_app.phrases.book import file_book, patient_book
+    from therapy_app.phrases.model import Gender
+    from therapy_app.storage.phrase_store import PhraseStore
+
+    gender = Gender.UNSAID
+    book = None
+    if args.patient is not None:
+        with _patient_repository(args.patient) as (repository, patient):
+            if args.phrases is None:
+                book = patient_book(repository, patient.id)
+            else:
+                gender = PhraseStore(repository).gender(patient.id)
+    if book is None:
+        book = file_book(Path(args.phrases), gender)
+    origin = "du fichier" if args.phrases is not None else "du carnet du patient"
+    _err(f"Carnet de phrases : {len(book)} phrase(s) {origin}.")
+    return book
+
+
 def _cmd_loop(args: argparse.Namespace) -> int:
     # The practice screens' own speech path and loader (therapy_app.speech).
+    from therapy_app.phrases.match import index_book
     from therapy_app.speech import chain
     from therapy_app.speech.loading import load_services, load_steps
     from therapy_app.speech.services import SilentPlayer
     from therapy_app.tts.options import SynthesisOptions
 
+    # With --json stdout carries one JSON line per utterance and nothing else.
+    say = _err if args.json else _out
     out_dir: Path | None = args.output_dir
     if out_dir is not None:
         _prepare_answers_dir(out_dir, force=args.force)
+    book = _loop_book(args)  # a bad file is refused before the models load
     personal = _personal_model(args.patient)
     _err("Chargement des modèles…")
     services = load_services(
         player=SilentPlayer() if args.no_play else None,
         steps=load_steps(args.provider, with_corrector=not args.no_correct, personal=personal),
     )
+    if book is not None:
+        index_book(book)  # once, before the first utterance: not counted in its latency
     for notice in services.notices:
         _err(notice)
     options = SynthesisOptions(rate_wpm=args.rate)
@@ -350,21 +400,24 @@ def _cmd_loop(args: argparse.Namespace) -> int:
             if index > len(inputs):
                 return 0
             clip = _read_clip(inputs[index - 1])
-            _out(f"[{index}] fichier   : {inputs[index - 1]} ({clip.duration:.1f} s)")
+            say(f"[{index}] fichier   : {inputs[index - 1]} ({clip.duration:.1f} s)")
         else:
-            recorded = _record(services)
+            recorded = _record(services, say)
             if recorded is None:
                 return 0
             clip = recorded
-        result = chain.run_utterance(services, clip, options)
-        _print_result(result, index)
+        result = chain.run_utterance(services, clip, options, book=book)
+        if args.json:
+            _out(_result_json(result))
+        else:
+            _print_result(result, index)
         if result.speech is not None:
             if out_dir is not None:
                 from therapy_app.audio.wavio import write_wav
                 from therapy_app.output_paths import output_file
 
                 answer = output_file(out_dir / _answer_name(index), force=args.force)
-                _out(f"[{index}] écrit     : {write_wav(answer.prepare(), result.speech)}")
+                say(f"[{index}] écrit     : {write_wav(answer.prepare(), result.speech)}")
             chain.play_clip(services, result.speech)
         if args.once:
             return 0
@@ -388,7 +441,7 @@ def _prepare_answers_dir(folder: Path, *, force: bool) -> None:
         )
 
 
-def _record(services: SpeechServices) -> AudioClip | None:
+def _record(services: SpeechServices, say: Callable[[str], None] = _out) -> AudioClip | None:
     from therapy_app.audio.recorder import RecorderSettings
     from therapy_app.speech import chain
     from therapy_app.vad.silero import DEFAULT_TRAILING_SILENCE_MS
@@ -402,7 +455,7 @@ def _record(services: SpeechServices) -> AudioClip | None:
         with contextlib.suppress(TherapyAppError):
             recorder.stop()  # close the microphone; the clip so far is not wanted
         return None
-    _out(f"enregistré : {captured.clip.duration:.1f} s")
+    say(f"enregistré : {captured.clip.duration:.1f} s")
     return captured.clip
 
 
@@ -726,7 +779,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="replace answers already in --output-dir")
     p.add_argument("--rate", type=_rate, default=140.0, help="words per minute of the answer")
-    _patient_option(p)
+    p.add_argument(
+        "--phrases",
+        metavar="FILE",
+        type=_text,
+        help="a phrase book: one sentence per line, a clear match is proposed first",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="one JSON line per utterance on stdout, nothing else"
+    )
+    p.add_argument(
+        "--patient",
+        type=_text,
+        metavar="NAME",
+        help="this patient's phrase book (and personal voice model when one was adopted)",
+    )
     p.set_defaults(func=_cmd_loop)
 
     p = sub.add_parser("backup", help="back up all patients' data (database + recordings)")

@@ -48,6 +48,7 @@ CSV_HEADERS: dict[str, str] = {
     "created_at": "Date de l'essai",
     "kind": "Type d'essai",
     "target_text": "Cible",
+    "script_title": "Script",
     "transcript": "Transcription",
     "raw_transcript": "Transcription automatique d'origine",
     "transcript_edited": "Transcription corrigée",

@@ -1,16 +1,25 @@
-"""A patient's own words and sentences as a JSON file to share between computers, validated.
+"""A patient's own words, sentences and scripts as a JSON file to share between computers.
 
 The file holds no patient name: only the items. Format::
 
-    {"format": "therapy-app-custom-list", "version": 1, "exported_at": "...",
-     "items": [{"kind": "sentence", "text": "Ma fille s'appelle Julie.", "category": "famille"}]}
+    {"format": "therapy-app-custom-list", "version": 2, "exported_at": "...",
+     "items": [{"kind": "sentence", "text": "Ma fille s'appelle Julie.", "category": "famille"}],
+     "scripts": [{"title": "À la boulangerie",
+                  "turns": [{"speaker": "partner", "text": "Bonjour !"}, ...]}],
+     "phrase_removals": ["Il fait beau."]}
+
+Version 2 (issue 27) added the patient's dialogue scripts and the sentences
+the therapist took out of their phrase book; a file without either is still
+written as version 1, which older installations read. Version-1 files are read
+as before (no scripts, no removals).
 """
 
 from __future__ import annotations
 
 import json
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -18,12 +27,24 @@ from therapy_app.errors import TherapyAppError
 from therapy_app.exports.files import atomic_text_writer
 from therapy_app.input_files import parse_json, read_text
 from therapy_app.naming.bank import default_bank
+from therapy_app.phrases.model import Script
+from therapy_app.storage.phrase_store import PhraseStore
 from therapy_app.storage.programs import CUSTOM_KINDS, MAX_CUSTOM_TEXT, CustomItem
+from therapy_app.storage.repository import SessionRepository
+from therapy_app.storage.script_store import (
+    ScriptError,
+    ScriptStore,
+    script_from_dict,
+    script_to_dict,
+)
 
 FORMAT = "therapy-app-custom-list"
-VERSION = 1
+VERSION = 2
+PLAIN_VERSION = 1
+"""Written when the file has no script and no removal: older installations read it."""
 MAX_FILE_BYTES = 1_000_000
 MAX_ITEMS = 2000
+MAX_SCRIPTS = 200
 SUFFIX = ".json"
 
 
@@ -48,18 +69,59 @@ class ImportedItem:
     picture: str = ""
 
 
-def write_custom_list(path: Path, items: list[CustomItem], now: datetime) -> int:
-    """Write ``items`` to ``path`` (atomically).
+@dataclass(frozen=True)
+class ListFile:
+    """What a list file holds, validated.
+
+    Attributes:
+        items: the custom words and sentences.
+        scripts: the dialogue scripts (id 0: not stored yet).
+        removals: sentences taken out of the patient's phrase book.
+    """
+
+    items: list[ImportedItem] = field(default_factory=list)
+    scripts: list[Script] = field(default_factory=list)
+    removals: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ImportCounts:
+    """What an import added; what was there already is kept, never replaced.
+
+    Attributes:
+        added: words and sentences added.
+        skipped: words and sentences the patient had already.
+        scripts_added: scripts added.
+        scripts_skipped: scripts whose title the patient has already.
+        removals_added: phrase-book removals the patient did not have.
+    """
+
+    added: int
+    skipped: int
+    scripts_added: int = 0
+    scripts_skipped: int = 0
+    removals_added: int = 0
+
+
+def write_custom_list(
+    path: Path,
+    items: list[CustomItem],
+    now: datetime,
+    *,
+    scripts: Sequence[Script] = (),
+    removals: Sequence[str] = (),
+) -> int:
+    """Write ``items``, ``scripts`` and phrase-book ``removals`` to ``path`` (atomically).
 
     Returns:
-        The number of items written.
+        The number of words and sentences written.
 
     Raises:
         OSError: the file cannot be written.
     """
-    data = {
+    data: dict[str, object] = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if scripts or removals else PLAIN_VERSION,
         "exported_at": now.isoformat(timespec="seconds"),
         # "picture" only where there is one: the version-1 readers ignore it.
         "items": [
@@ -68,6 +130,9 @@ def write_custom_list(path: Path, items: list[CustomItem], now: datetime) -> int
             for i in items
         ],
     }
+    if scripts or removals:
+        data["scripts"] = [script_to_dict(s) for s in scripts]
+        data["phrase_removals"] = list(removals)
     with atomic_text_writer(Path(path)) as handle:
         json.dump(data, handle, ensure_ascii=False, indent=2)
         handle.write("\n")
@@ -126,11 +191,49 @@ def _item(raw: object, number: int, pictures: frozenset[str]) -> ImportedItem:
 
 
 def read_custom_list(path: Path) -> list[ImportedItem]:
+    """The words and sentences of a list file (see :func:`read_list_file`).
+
+    Raises:
+        CustomListFileError: see :func:`read_list_file`.
+    """
+    return read_list_file(path).items
+
+
+def _script(raw: object, number: int) -> Script:
+    try:
+        return script_from_dict(raw)
+    except ScriptError as exc:
+        raise _refuse(
+            f"Le script n° {number} du fichier ne peut pas être importé : {exc.user_message}",
+            f"script {number}: {exc.detail}",
+        ) from exc
+
+
+def _removal(raw: object, number: int) -> str:
+    text = _visible(raw) if isinstance(raw, str) else ""
+    if not any(c.isalnum() for c in text) or len(text) > MAX_CUSTOM_TEXT:
+        raise _refuse(
+            f"La phrase retirée n° {number} du fichier est illisible.",
+            f"removal {number}: {raw!r:.80}",
+        )
+    return text
+
+
+def _optional_list(data: dict[str, object], key: str, limit: int, path: Path) -> list[object]:
+    raw = data.get(key, [])
+    if not isinstance(raw, list):
+        raise _refuse("Ce fichier est mal formé.", f"{path}: {key}")
+    if len(raw) > limit:
+        raise _refuse(f"Ce fichier contient plus de {limit} éléments.", f"{path}: {key}")
+    return raw
+
+
+def read_list_file(path: Path) -> ListFile:
     """Read and validate a list file; nothing is imported from a file with any error.
 
     Raises:
         CustomListFileError: unreadable, not such a file, a newer version, or
-            a bad item (French message naming the item).
+            a bad item or script (French message naming it).
     """
     path = Path(path)
     # A regular file of at most MAX_FILE_BYTES, read without blocking: a FIFO
@@ -163,4 +266,76 @@ def read_custom_list(path: Path) -> list[ImportedItem]:
     if len(raw_items) > MAX_ITEMS:
         raise _refuse(f"Ce fichier contient plus de {MAX_ITEMS} éléments.", f"{path}: too many")
     pictures = frozenset(item.id for item in default_bank().items)
-    return [_item(raw, number, pictures) for number, raw in enumerate(raw_items, start=1)]
+    items = [_item(raw, number, pictures) for number, raw in enumerate(raw_items, start=1)]
+    if version < 2:
+        return ListFile(items)
+    scripts = _optional_list(data, "scripts", MAX_SCRIPTS, path)
+    removals = _optional_list(data, "phrase_removals", MAX_ITEMS, path)
+    return ListFile(
+        items,
+        [_script(raw, number) for number, raw in enumerate(scripts, start=1)],
+        [_removal(raw, number) for number, raw in enumerate(removals, start=1)],
+    )
+
+
+def export_patient_lists(
+    repository: SessionRepository, patient_id: int, path: Path
+) -> tuple[int, int]:
+    """Write the patient's words, sentences, scripts and phrase-book removals to ``path``.
+
+    Returns:
+        (words and sentences, scripts) written.
+
+    Raises:
+        OSError: the file cannot be written.
+        StorageError: the database cannot be read.
+    """
+    scripts = ScriptStore(repository).scripts(patient_id)
+    count = write_custom_list(
+        path,
+        repository.custom_items(patient_id),
+        repository.now(),
+        scripts=scripts,
+        removals=PhraseStore(repository).removals(patient_id),
+    )
+    return count, len(scripts)
+
+
+def import_patient_lists(
+    repository: SessionRepository, patient_id: int, content: ListFile, editor: str
+) -> ImportCounts:
+    """Add what ``content`` holds to the patient's lists, in one transaction; nothing is replaced.
+
+    A script is skipped when the patient has one of the same title (any
+    case); a removal the patient has already changes nothing.
+
+    Raises:
+        KeyError: unknown patient.
+        ValueError: empty editor.
+        StorageError: the database cannot be written.
+    """
+    scripts, phrases = ScriptStore(repository), PhraseStore(repository)
+    with repository.transaction("importing lists"):
+        added, skipped = repository.import_custom_items(
+            patient_id,
+            [(i.kind, i.text, i.category, i.picture) for i in content.items],
+            editor,
+        )
+        titles = {s.title.casefold() for s in scripts.scripts(patient_id)}
+        scripts_added = 0
+        for script in content.scripts:
+            if script.title.casefold() not in titles:
+                scripts.save(patient_id, script.title, script.turns)
+                titles.add(script.title.casefold())
+                scripts_added += 1
+        before = len(phrases.removals(patient_id))
+        for text in content.removals:
+            phrases.remove(patient_id, text, editor)
+        removals_added = len(phrases.removals(patient_id)) - before
+    return ImportCounts(
+        added,
+        skipped,
+        scripts_added,
+        len(content.scripts) - scripts_added,
+        removals_added,
+    )

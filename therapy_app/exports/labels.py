@@ -9,6 +9,7 @@ EXERCISE_LABELS: dict[str, str] = {
     "repetition": "Répétition de phrases",
     "completion": "Complétion de phrases",
     "naming": "Dénomination d'images",
+    "script": "Scripts de dialogue",
 }
 """Same titles as the exercise catalogue created with the database (storage.schema)."""
 
@@ -17,6 +18,7 @@ EXERCISE_SHORT_LABELS: dict[str, str] = {
     "repetition": "Répétition",
     "completion": "Complétion",
     "naming": "Dénomination",
+    "script": "Scripts",
 }
 """For narrow table columns."""
 

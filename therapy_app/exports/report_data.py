@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from therapy_app.exports.labels import CHART_METRICS
 from therapy_app.storage import Patient, ProgressPoint, SessionRepository, SessionSummary
+from therapy_app.storage.script_progress import ScriptSessionStats, script_progress
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class ReportData:
         sessions: the period's sessions with at least one attempt, oldest first.
         series: ``CHART_METRICS`` name -> the period's session means, oldest first.
         generated_at: when the report was made (aware).
+        scripts: the period's dialogue scripts, session by session (tries and
+            successes of the patient's lines), oldest first.
     """
 
     patient: Patient
@@ -31,6 +34,7 @@ class ReportData:
     sessions: list[SessionSummary]
     series: dict[str, list[ProgressPoint]]
     generated_at: datetime
+    scripts: list[ScriptSessionStats] = field(default_factory=list)
 
     @property
     def attempt_count(self) -> int:
@@ -77,4 +81,7 @@ def build_report_data(
         ]
         for metric in CHART_METRICS
     }
-    return ReportData(patient, start, end, exercise_kind, sessions, series, clock())
+    scripts = [
+        s for s in script_progress(repository, patient_id) if in_period(s.started_at, start, end)
+    ]
+    return ReportData(patient, start, end, exercise_kind, sessions, series, clock(), scripts)

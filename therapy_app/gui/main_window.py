@@ -30,6 +30,7 @@ from therapy_app.gui.patient.naming import NamingScreen
 from therapy_app.gui.patient.practice_screen import PracticeScreen
 from therapy_app.gui.patient.profiles import ProfileScreen
 from therapy_app.gui.patient.repetition import RepetitionScreen
+from therapy_app.gui.patient.script import ScriptScreen
 from therapy_app.gui.patient.todays_program import PROGRAM_DONE as PROGRAM_DONE
 from therapy_app.gui.patient.todays_program import TodaysProgram
 from therapy_app.gui.tasks import TaskRunner
@@ -53,6 +54,7 @@ SCREENS: dict[ExerciseKind, type[PracticeScreen]] = {
     ExerciseKind.REPETITION: RepetitionScreen,
     ExerciseKind.COMPLETION: CompletionScreen,
     ExerciseKind.NAMING: NamingScreen,
+    ExerciseKind.SCRIPT: ScriptScreen,
 }
 PRACTICE_SCREENS = tuple(kind.value for kind in SCREENS)
 APP_TITLE = "Entraînement à la parole"
@@ -88,7 +90,8 @@ class MainWindow(QMainWindow):
 
     Signals:
         screen_changed(str): the name of the screen now shown ("profiles",
-            "chooser", "free_speech", "repetition", "completion", "naming", "therapist").
+            "chooser", "free_speech", "repetition", "completion", "naming", "script",
+            "therapist").
         services_ready(): the speech engines are loaded.
         program_ready(): the chosen patient's program was read (offered if set).
     """

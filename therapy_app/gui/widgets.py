@@ -22,8 +22,14 @@ DIGIT_KEYS: dict[int, tuple[Qt.Key, ...]] = {
     2: (Qt.Key.Key_2, Qt.Key.Key_Eacute),
     3: (Qt.Key.Key_3, Qt.Key.Key_QuoteDbl),
     4: (Qt.Key.Key_4, Qt.Key.Key_Apostrophe),
+    5: (Qt.Key.Key_5, Qt.Key.Key_ParenLeft),
+    6: (Qt.Key.Key_6, Qt.Key.Key_Minus),
+    7: (Qt.Key.Key_7, Qt.Key.Key_Egrave),
+    8: (Qt.Key.Key_8, Qt.Key.Key_Underscore),
+    9: (Qt.Key.Key_9, Qt.Key.Key_Ccedilla),
 }
-"""The keys of 1..4: on a French AZERTY keyboard the top row gives & é " ' without Shift."""
+"""The keys of 1..9: on a French AZERTY keyboard the top row gives & é " ' ( - è _ ç
+without Shift (the fifth exercise, the patient's dialogues)."""
 
 
 def set_role(widget: QWidget, role: str) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.practice.events import ExerciseKind
 from therapy_app.practice.scoring import ScoreResult
-from therapy_app.speech.chain import CorrectionResult
+from therapy_app.speech.chain import PHRASE, CorrectionResult
 from therapy_app.storage.records import AttemptRecord, Candidate, StepTimings
 
 
@@ -22,6 +22,7 @@ class TryOutcome:
         target: what was expected (the chosen sentence in free speech).
         cue_level: help given before the try.
         tts_s: seconds spent synthesising the last prompt.
+        script_id: the script of a script-practice try (None otherwise).
     """
 
     kind: ExerciseKind
@@ -30,6 +31,7 @@ class TryOutcome:
     target: str
     cue_level: int
     tts_s: float | None
+    script_id: int | None = None
 
 
 def _transcript_fields(analysis: HeardUtterance) -> dict[str, object]:
@@ -49,7 +51,7 @@ def item_record(
     provider: str,
     model_versions: dict[str, str],
 ) -> AttemptRecord:
-    """Record of a repetition or completion try (its recording is the answer).
+    """Record of a repetition, completion, naming or script try (its recording is the answer).
 
     A repetition try of a sentence chosen in free speech is a repetition
     record too (``outcome.kind`` is ``REPETITION``), in the free-speech session.
@@ -69,6 +71,9 @@ def item_record(
         timings=StepTimings(asr_s=outcome.analysis.asr_seconds, tts_s=outcome.tts_s),
         provider=provider,
         model_versions=dict(model_versions),
+        script_id=outcome.script_id,
+        matched_text=score.matched or None,
+        margin=score.margin,
         **_transcript_fields(outcome.analysis),  # type: ignore[arg-type]
     )
 
@@ -91,13 +96,15 @@ def free_speech_record(
     record carries no verdict of its own.
     """
     best = correction.correction.best if correction.correction is not None else None
+    # Without a corrector the one proposal is the transcript itself: nothing to
+    # store, unless a phrase-book sentence was proposed with it.
+    phrase = any(p.source == PHRASE for p in correction.proposals)
+    proposals = correction.proposals if correction.correction is not None or phrase else []
     return AttemptRecord(
         session_id=session_id,
         kind=ExerciseKind.FREE_SPEECH.value,
         correction_best=best,
-        correction_alternatives=[Candidate(p.text, p.score) for p in correction.proposals]
-        if correction.correction is not None
-        else [],
+        correction_alternatives=[Candidate(p.text, p.score, p.source) for p in proposals],
         chosen_sentence=chosen,
         timings=StepTimings(
             asr_s=utterance.asr_seconds,

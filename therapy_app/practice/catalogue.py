@@ -83,6 +83,15 @@ CATALOGUE: tuple[ExerciseInfo, ...] = (
         has_categories=True,
         uses_custom_items=True,
     ),
+    # Script training (issue 27): the patient's own dialogues, written by the
+    # therapist; their lines are the patient's own items already.
+    ExerciseInfo(
+        ExerciseKind.SCRIPT,
+        "Dialogues",
+        "Entraînez-vous à une conversation.",
+        "⇄",
+        "Scripts de dialogue",
+    ),
 )
 
 _COMPLETION_LEVELS = {1: "Séries et expressions", 2: "Dénomination sur définition"}
@@ -108,7 +117,7 @@ def difficulties(kind: str, content: ExerciseContent) -> tuple[Difficulty, ...]:
 
     Repetition: by sentence length (the levels' word ranges); completion: set
     phrases or naming from a description; naming: word frequency bands; free
-    speech: none (one entry).
+    speech and scripts: none (one entry; the patient picks the dialogue).
     """
     if kind == ExerciseKind.REPETITION.value:
         return (

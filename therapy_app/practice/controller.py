@@ -7,6 +7,7 @@ from collections.abc import Callable
 from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.exercises import ExerciseContent, default_content
 from therapy_app.naming.bank import NamingBank
+from therapy_app.phrases.model import Script
 from therapy_app.practice import items
 from therapy_app.practice.early import AnswerJudge
 from therapy_app.practice.events import (
@@ -24,6 +25,7 @@ from therapy_app.practice.lists import ItemLists
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.practice.scheduling import Scheduler
 from therapy_app.practice.scoring import ScoreResult
+from therapy_app.practice.script_cycle import ScriptCycle
 from therapy_app.practice.session_store import SessionStore
 from therapy_app.practice.settings import PracticeSettings as PracticeSettings
 from therapy_app.practice.tries import ItemTries
@@ -43,7 +45,8 @@ class PracticeController:
     :mod:`~therapy_app.practice.listening` (RECORDING → RECOGNISING),
     :mod:`~therapy_app.practice.free_speech` (CORRECTING → REVIEWING → the choice),
     :mod:`~therapy_app.practice.tries` (SCORING → FEEDBACK),
-    :mod:`~therapy_app.practice.lists` (repetition and completion lists), all
+    :mod:`~therapy_app.practice.lists` (repetition and completion lists),
+    :mod:`~therapy_app.practice.script_cycle` (a dialogue, line by line), all
     sharing one :class:`~therapy_app.practice.machine.PracticeMachine`.
 
     Args:
@@ -105,6 +108,18 @@ class PracticeController:
             self._tries,
             self._listening,
             self.content,
+            repository,
+            patient_id,
+        )
+        self._script = ScriptCycle(
+            machine,
+            self._voice,
+            self._tries,
+            self._listening,
+            self.content,
+            repository,
+            patient_id,
+            in_program=self.settings.max_items is not None,
         )
 
     # ----- observation -------------------------------------------------------
@@ -149,7 +164,7 @@ class PracticeController:
     @property
     def can_replay(self) -> bool:
         """True when :meth:`replay` has something to say."""
-        at_rest = self.state in _AT_REST and not self._lists.finished
+        at_rest = self.state in _AT_REST and not self.list_finished
         return bool(self._voice.cue.spoken) and at_rest
 
     @property
@@ -169,7 +184,12 @@ class PracticeController:
 
     @property
     def list_finished(self) -> bool:
-        """The end of the list was reached (outside a program); :meth:`restart` starts again."""
+        """The end of the list (outside a program) or of the dialogue was reached.
+
+        :meth:`restart` starts it again (a dialogue in a program: the program goes on).
+        """
+        if self.kind is ExerciseKind.SCRIPT:
+            return self._script.finished
         return self._lists.finished
 
     @property
@@ -200,7 +220,11 @@ class PracticeController:
         self._first_item()
 
     def _first_item(self) -> None:
+        if self.kind is ExerciseKind.SCRIPT:
+            self._script.begin()
+            return
         if self.kind is ExerciseKind.FREE_SPEECH:
+            self._free.begin()  # the patient's phrase book, read on the database worker
             self._machine.rest_state = State.IDLE
             self._machine.set_state(State.IDLE)
             return
@@ -251,6 +275,10 @@ class PracticeController:
         """
         if self._machine.waiting_for_engines:
             return False
+        if self.kind is ExerciseKind.SCRIPT:
+            # A dialogue goes on line by line, a partner line too; its end
+            # is the dialogue's, not a count of items.
+            return self._script.next()
         if self.kind is not ExerciseKind.FREE_SPEECH and self._tries.item is None:
             return False  # nothing on screen yet (or the list's summary)
         # "Suivant" while a cue is said moves on at once (issue 25: S was ignored,
@@ -273,8 +301,38 @@ class PracticeController:
         return True
 
     def restart(self) -> bool:
-        """After the list's summary: the list again from its first item."""
+        """After the list's summary: the list again from its first item.
+
+        After a dialogue's summary: the same dialogue again, or in a program
+        the program's next exercise (:class:`ExerciseDone`).
+        """
+        if self.kind is ExerciseKind.SCRIPT:
+            return self._script.restart()
         return self._lists.restart()
+
+    # ----- script practice ------------------------------------------------------------
+    @property
+    def scripts(self) -> list[Script]:
+        """The dialogues offered in script practice (empty until read, and in other exercises)."""
+        return list(self._script.scripts)
+
+    @property
+    def script(self) -> Script | None:
+        """The dialogue being practised (None while the patient picks one)."""
+        return self._script.script
+
+    @property
+    def choosing_script(self) -> bool:
+        """True while the dialogues are offered and none is chosen."""
+        return self.kind is ExerciseKind.SCRIPT and self._script.picking
+
+    def choose_script(self, index: int) -> bool:
+        """Practise dialogue ``index`` (0-based) of :attr:`scripts` from its first line."""
+        return self.kind is ExerciseKind.SCRIPT and self._script.choose(index)
+
+    def choose_another_script(self) -> bool:
+        """Leave the dialogue and offer the dialogues again."""
+        return self.kind is ExerciseKind.SCRIPT and self._script.choose_another()
 
     # ----- speaking ---------------------------------------------------------
     def replay(self) -> bool:

@@ -18,6 +18,7 @@ class ExerciseKind(StrEnum):
     REPETITION = "repetition"
     COMPLETION = "completion"
     NAMING = "naming"
+    SCRIPT = "script"
 
 
 class State(StrEnum):
@@ -232,6 +233,43 @@ class ListFinished:
 
 
 @dataclass(frozen=True)
+class ScriptsOffered:
+    """Script practice: the dialogues the patient may pick (keys 1, 2, 3…).
+
+    Attributes:
+        titles: the dialogues' titles, in the order
+            ``PracticeController.choose_script`` takes them.
+        examples: True when they are the bundled examples (the patient has none
+            of their own).
+    """
+
+    titles: tuple[str, ...]
+    examples: bool
+
+
+@dataclass(frozen=True)
+class ScriptLine:
+    """Script practice: the next line of the dialogue comes on screen.
+
+    A partner line is said by the voice, then the dialogue goes on; a patient
+    line is then practised as an item (:class:`ItemPresented` follows).
+
+    Attributes:
+        title: the dialogue's title.
+        index: the line's place in the dialogue (0-based).
+        count: lines in the dialogue.
+        speaker: ``"partner"`` or ``"patient"`` (``phrases.model.Speaker`` values).
+        text: the line.
+    """
+
+    title: str
+    index: int
+    count: int
+    speaker: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Notice:
     """A French message that is not an error (nothing heard, no speaker...)."""
 
@@ -273,6 +311,8 @@ PracticeEvent = (
     | ExerciseDone
     | Announced
     | ListFinished
+    | ScriptsOffered
+    | ScriptLine
     | Notice
     | ErrorOccurred
 )

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import logging
+
 from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.exercises import ExerciseContent
+from therapy_app.phrases.book import patient_book
+from therapy_app.phrases.match import index_book
+from therapy_app.phrases.model import PhraseBook
 from therapy_app.practice import attempts, cues, items
 from therapy_app.practice.events import Corrected, Cue, ExerciseKind, ItemPresented, Proposal, State
 from therapy_app.practice.listening import Listening
@@ -14,6 +20,9 @@ from therapy_app.practice.voice import NO_CUE, Voice
 from therapy_app.speech import chain
 from therapy_app.speech.services import SpeechServices
 from therapy_app.storage.records import AttemptRecord
+from therapy_app.storage.repository import SessionRepository
+
+_LOGGER = logging.getLogger(__name__)
 
 NOT_UNDERSTOOD = "Je n'ai pas bien compris. Essayons encore."
 
@@ -29,6 +38,8 @@ class FreeSpeechCycle:
         tries: practises the chosen sentence.
         listening: its last recording belongs to the current cycle.
         content: the exercise lists (distractors for scoring the choice).
+        repository: where the patient's phrase book is read (None: no book).
+        patient_id: whose phrase book.
     """
 
     def __init__(
@@ -40,6 +51,8 @@ class FreeSpeechCycle:
         tries: ItemTries,
         listening: Listening,
         content: ExerciseContent,
+        repository: SessionRepository | None = None,
+        patient_id: int | None = None,
     ) -> None:
         self._machine = machine
         self._services = services
@@ -52,6 +65,33 @@ class FreeSpeechCycle:
         self._correction: chain.CorrectionResult | None = None
         self._chosen: str | None = None
         self._saved = True  # the utterance's record is stored (or queued)
+        self._repository = repository
+        self._patient_id = patient_id
+        self.book: PhraseBook | None = None
+        """The patient's phrase book once read (None before, or without one)."""
+
+    def begin(self) -> None:
+        """Read the patient's phrase book on the database worker (free speech starts at once).
+
+        An utterance heard before the book is read is corrected without it;
+        a book that cannot be read leaves free speech as it was (logged).
+        """
+        if self._repository is None or self._patient_id is None:
+            return
+        self._machine.submit(
+            _read_book,
+            self._repository,
+            self._patient_id,
+            pool="db",
+            on_done=self._book_read,
+            on_error=self._book_unread,
+        )
+
+    def _book_read(self, book: PhraseBook) -> None:
+        self.book = book
+
+    def _book_unread(self, exc: BaseException) -> None:
+        _LOGGER.warning("the phrase book could not be read, free speech goes on without: %r", exc)
 
     def repeating_next(self) -> bool:
         """True when the next recording is a try at the chosen sentence, not a new utterance."""
@@ -79,11 +119,14 @@ class FreeSpeechCycle:
         """A new utterance was heard: correct it (CORRECTING)."""
         text = utterance.transcript.text
         if not text.strip():
+            self._services.forget_heard()  # no phrase-book check: drop its encoder output
             self._machine.rest(NOT_UNDERSTOOD)
             return
         self._utterance = utterance
         self._machine.set_state(State.CORRECTING)
-        self._machine.submit(chain.correct, self._services, text, on_done=self._corrected)
+        # "Which of my sentences is this?" first, then the corrector (speech.chain).
+        correct = functools.partial(chain.correct, book=self.book, utterance=utterance)
+        self._machine.submit(correct, self._services, text, on_done=self._corrected)
 
     def _corrected(self, result: chain.CorrectionResult) -> None:
         self._correction = result
@@ -159,3 +202,10 @@ class FreeSpeechCycle:
             )
 
         self._store.save(build, utterance.clip)
+
+
+def _read_book(repository: SessionRepository, patient_id: int) -> PhraseBook:
+    """The patient's book, indexed for matching (both off the UI thread)."""
+    book = patient_book(repository, patient_id)
+    index_book(book)  # the lexicon and the book's words, before the first utterance
+    return book

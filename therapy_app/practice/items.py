@@ -43,6 +43,8 @@ class ExerciseItem:
         category_label: how a semantic cue names the item's category.
         rank_margin: the sound rule's margin for this item
             (``verdict.NAMING_RANK_MARGIN`` for a picture, else ``verdict.RANK_MARGIN``).
+        script_id: the script a patient line belongs to, stored with each try
+            (None outside script practice, and for a bundled example).
     """
 
     kind: ExerciseKind
@@ -59,6 +61,7 @@ class ExerciseItem:
     picture: str = ""
     category_label: str = ""
     rank_margin: float = RANK_MARGIN
+    script_id: int | None = None
 
 
 class ItemList:

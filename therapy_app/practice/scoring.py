@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from therapy_app.analysis.metrics import word_error_rate, words
+from therapy_app.analysis.answers import best_wer
 from therapy_app.asr.recognizer import EncodedAudio, ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
 from therapy_app.verdict import RANK_MARGIN, Verdict, decide, transcript_agrees
@@ -147,33 +147,6 @@ class EncodeOnce:
 
 Recognizer = SpeechRecognizer | EncodeOnce
 """What scoring listens with: the recogniser, or a view of it for one try."""
-
-
-def _contains(heard: list[str], answer: list[str]) -> bool:
-    n = len(answer)
-    return n > 0 and any(heard[i : i + n] == answer for i in range(len(heard) - n + 1))
-
-
-def best_wer(
-    heard: str, accepted: Sequence[str], allow_within: bool = False
-) -> tuple[float | None, str]:
-    """Lowest WER of ``heard`` against the accepted forms, and the form it was measured on.
-
-    Args:
-        heard: the transcript.
-        accepted: accepted forms.
-        allow_within: an accepted form said inside a longer utterance counts
-            as said ("c'est une pomme" for "pomme"): WER 0 (completion only).
-    """
-    heard_words = words(heard)
-    scored = [(word_error_rate(form, heard), form) for form in accepted if words(form)]
-    if not scored or not heard_words:
-        return None, accepted[0] if accepted else ""
-    if allow_within:
-        for form in accepted:
-            if _contains(heard_words, words(form)):
-                return 0.0, form
-    return min(scored, key=lambda pair: pair[0])
 
 
 def stars_for(success: bool, wer: float | None, margin: float | None, cue_level: int) -> int:

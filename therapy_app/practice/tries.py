@@ -125,7 +125,9 @@ class ItemTries:
         level = self._voice.cue.level
         # A free-speech try repeats the chosen sentence: stored as a repetition.
         kind = ExerciseKind.REPETITION if self._kind is ExerciseKind.FREE_SPEECH else self._kind
-        outcome = attempts.TryOutcome(kind, heard, result, item.target, level, self._voice.tts_s)
+        outcome = attempts.TryOutcome(
+            kind, heard, result, item.target, level, self._voice.tts_s, item.script_id
+        )
         self.last_outcome = outcome
         finished = result.success or level >= max_level(item)
         self.finished = finished

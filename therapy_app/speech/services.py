@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from therapy_app.asr.recognizer import SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
@@ -12,6 +12,9 @@ from therapy_app.audio.recorder import Recorder
 from therapy_app.correction.corrector import Corrector
 from therapy_app.tts.synthesizer import SpeechSynthesizer
 from therapy_app.vad.silero import VoiceActivityDetector
+
+if TYPE_CHECKING:
+    from therapy_app.practice.scoring import EncodeOnce
 
 
 class AudioOutput(Protocol):
@@ -79,8 +82,29 @@ class SpeechServices:
     corrector: Corrector | None = None
     model_versions: dict[str, str] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
+    _heard: EncodeOnce | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def provider(self) -> str:
         """Where recognition runs ("cpu" or "cuda")."""
         return self.recognizer.provider
+
+    def listen(self) -> EncodeOnce:
+        """The recogniser view that hears an utterance and then checks it against a phrase book.
+
+        Hearing the utterance runs the encoder (about 0.5 s on 2 cores); the
+        phrase-book check scores candidates on the same samples, so it reuses
+        that encoder output instead of running it again. The view is kept
+        until :meth:`forget_heard` (its encoding is about 37 MB). Used on the
+        one inference thread, like every engine here.
+        """
+        # Imported here: therapy_app.practice imports the speech path at import time.
+        from therapy_app.practice.scoring import EncodeOnce
+
+        if self._heard is None or self._heard.recognizer is not self.recognizer:
+            self._heard = EncodeOnce(self.recognizer)
+        return self._heard
+
+    def forget_heard(self) -> None:
+        """Drop the last utterance's encoder output (its phrase-book check is done)."""
+        self._heard = None

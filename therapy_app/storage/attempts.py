@@ -7,10 +7,10 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from therapy_app.analysis.answers import bare_answer
-from therapy_app.analysis.metrics import AttemptMetrics, attempt_metrics, word_error_rate, words
+from therapy_app.analysis.answers import answer_wer
+from therapy_app.analysis.metrics import AttemptMetrics, attempt_metrics
 from therapy_app.storage import rows
-from therapy_app.storage.records import Attempt, AttemptRecord
+from therapy_app.storage.records import JUDGED_KINDS, Attempt, AttemptRecord
 from therapy_app.verdict import decide
 
 
@@ -28,13 +28,22 @@ def metrics_for(
     reference = record.reference
     if record.kind == "free_speech" and repetition is None:
         reference = None
-    return attempt_metrics(
-        utterance=edited if edited is not None else record.raw_transcript,
+    utterance = edited if edited is not None else record.raw_transcript
+    metrics = attempt_metrics(
+        utterance=utterance,
         duration_s=record.duration_s,
         pause_ratio=record.pause_ratio,
         reference=reference,
         repetition=repetition,
     )
+    if record.kind not in JUDGED_KINDS or not record.target_text:
+        return metrics
+    # A judged try: the WER of practice's rule (accepted forms, determiners,
+    # an answer within a sentence), so the stored figures agree with the verdict.
+    wer = answer_wer(record.kind, utterance, record.target_text, record.matched_text)
+    if wer is None:
+        return metrics
+    return replace(metrics, wer=wer, accuracy=max(0.0, 1.0 - wer))
 
 
 def success_for(given: bool | None, metrics: AttemptMetrics) -> tuple[bool | None, bool]:
@@ -81,17 +90,7 @@ def verdict_after_edit(attempt: Attempt, metrics: AttemptMetrics) -> tuple[bool 
     """
     if metrics.wer is None:
         return attempt.computed_success, False
-    wer = metrics.wer
-    if attempt.record.kind == "completion" and attempt.record.target_text:
-        heard = words(attempt.transcript)
-        answer = words(attempt.record.target_text)
-        n = len(answer)
-        if n and any(heard[i : i + n] == answer for i in range(len(heard) - n + 1)):
-            wer = 0.0
-    if attempt.record.kind == "naming" and attempt.record.target_text:
-        said = bare_answer(attempt.transcript)
-        wer = word_error_rate(bare_answer(attempt.record.target_text), said) if said else 1.0
-    return decide(wer).success, True
+    return decide(metrics.wer).success, True
 
 
 def _audit_verdict(

@@ -55,6 +55,7 @@ EXPORT_COLUMNS: tuple[str, ...] = (
     "created_at",
     "kind",
     "target_text",
+    "script_title",
     "transcript",
     "raw_transcript",
     "transcript_edited",
@@ -199,6 +200,7 @@ def export_rows(db: Database, patient_id: int | None = None) -> list[dict[str, A
         SELECT p.id AS patient_id, p.display_name AS patient_name,
                s.id AS session_id, s.exercise_kind, s.started_at AS session_started_at,
                a.id AS attempt_id, a.created_at, a.kind, a.target_text,
+               sc.title AS script_title,
                COALESCE(a.edited_transcript, a.raw_transcript) AS transcript,
                a.raw_transcript,
                (a.edited_transcript IS NOT NULL
@@ -212,6 +214,7 @@ def export_rows(db: Database, patient_id: int | None = None) -> list[dict[str, A
         FROM attempts AS a
         JOIN sessions AS s ON s.id = a.session_id
         JOIN patients AS p ON p.id = s.patient_id
+        LEFT JOIN scripts AS sc ON sc.id = a.script_id
         {where}
         ORDER BY a.created_at, a.id
         """,

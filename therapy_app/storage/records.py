@@ -8,9 +8,12 @@ from typing import Literal
 
 from therapy_app import pause_tolerance
 from therapy_app.analysis.metrics import AttemptMetrics
+from therapy_app.phrases.model import Gender
 
-ExerciseKind = Literal["free_speech", "repetition", "completion", "naming"]
-EXERCISE_KINDS: tuple[str, ...] = ("free_speech", "repetition", "completion", "naming")
+ExerciseKind = Literal["free_speech", "repetition", "completion", "naming", "script"]
+EXERCISE_KINDS: tuple[str, ...] = ("free_speech", "repetition", "completion", "naming", "script")
+JUDGED_KINDS: tuple[str, ...] = ("repetition", "naming", "completion", "script")
+"""Exercises whose tries are judged against a known target (free speech is not)."""
 
 TranscriptField = Literal["transcript", "repetition_transcript"]
 TRANSCRIPT_FIELDS: tuple[str, ...] = ("transcript", "repetition_transcript")
@@ -57,6 +60,8 @@ class Patient:
             (``therapy_app.pause_tolerance``).
         archived_at: when the therapist archived the patient (hidden from the
             start screen, history kept); None for an active patient.
+        gender: chooses the agreement of first-person sentences proposed to
+            them ("je suis allée"); ``Gender.UNSAID`` when the profile does not say.
     """
 
     id: int
@@ -66,6 +71,7 @@ class Patient:
     created_at: datetime
     pause_tolerance_ms: int = pause_tolerance.DEFAULT_MS
     archived_at: datetime | None = None
+    gender: Gender = Gender.UNSAID
 
     @property
     def archived(self) -> bool:
@@ -97,10 +103,19 @@ class TherapySession:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A corrected sentence proposed to the patient, with its score (higher is better)."""
+    """A sentence proposed to the patient, with its score (higher is better).
+
+    Attributes:
+        text: the sentence.
+        score: the corrector's mean log-probability per token, or for a
+            phrase-book sentence the match's word coverage (0-1).
+        source: "corrector", or "phrase" for a sentence of the patient's phrase
+            book; rows stored before issue 27 read as "corrector".
+    """
 
     text: str
     score: float
+    source: str = "corrector"
 
 
 @dataclass(frozen=True)
@@ -142,6 +157,12 @@ class AttemptRecord:
         model_versions: model name -> version.
         pause_ratio: share of the recording that is pause (VAD), in [0, 1].
         created_at: UTC time; None means now.
+        script_id: the script a ``script`` try belongs to (``scripts.id``); None
+            for other kinds and for a bundled example the patient has not been given.
+        matched_text: the accepted form practice measured the try on ("un chat"
+            for the picture "chat"); the stored WER is measured on it too.
+        margin: the target's score over the best distractor (mean
+            log-probability per token); None without distractors.
     """
 
     session_id: int
@@ -166,6 +187,9 @@ class AttemptRecord:
     model_versions: dict[str, str] = field(default_factory=dict)
     pause_ratio: float | None = None
     created_at: datetime | None = None
+    script_id: int | None = None
+    matched_text: str | None = None
+    margin: float | None = None
 
     @property
     def reference(self) -> str | None:

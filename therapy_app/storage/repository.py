@@ -225,6 +225,20 @@ class SessionRepository(QueueMixin, MaintenanceMixin, PatientAdminMixin):
             yield
 
     @contextlib.contextmanager
+    def connection(self, action: str) -> Iterator[Database]:
+        """The connection, under the lock, for the store objects beside the repository.
+
+        SQLite errors become ``StorageError``s. Reads need nothing more; a
+        write goes inside :meth:`transaction` (``PhraseStore``, ``ScriptStore``).
+        """
+        with self._reading(action):
+            yield self._db
+
+    def now(self) -> datetime:
+        """The repository's current time (the fake clock in tests)."""
+        return self._clock()
+
+    @contextlib.contextmanager
     def _reading(self, action: str) -> Iterator[None]:
         with self._lock:
             try:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from therapy_app.analysis.metrics import AttemptMetrics
+from therapy_app.phrases.model import Gender
 from therapy_app.storage.records import (
     Attempt,
     AttemptRecord,
@@ -120,7 +121,14 @@ def patient_from_row(row: Row) -> Patient:
         created_at=_lenient_time(row["created_at"], f"patient {row['id']}"),
         pause_tolerance_ms=row["pause_tolerance_ms"],
         archived_at=from_db_time(row["archived_at"]) if "archived_at" in row.keys() else None,
+        gender=_gender(row),
     )
+
+
+def _gender(row: Row) -> Gender:
+    # Before m008 there is no column; a value this code does not know is "not said".
+    value = row["gender"] if "gender" in row.keys() else ""
+    return Gender(value) if value in {g.value for g in Gender} else Gender.UNSAID
 
 
 _UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
@@ -207,6 +215,9 @@ def attempt_columns(
         "provider": record.provider,
         "model_versions": to_json(record.model_versions),
         "pause_ratio": record.pause_ratio,
+        "script_id": record.script_id,
+        "matched_text": record.matched_text,
+        "margin": record.margin,
     }
 
 
@@ -214,7 +225,14 @@ def _candidates(text: str | None) -> list[Candidate]:
     found = from_json(text) or []
     if not isinstance(found, list):
         raise ValueError("not a list")
-    return [Candidate(text=str(c["text"]), score=float(c["score"])) for c in found]
+    return [
+        Candidate(
+            text=str(c["text"]),
+            score=float(c["score"]),
+            source=str(c.get("source", "corrector")),  # rows before issue 27 have none
+        )
+        for c in found
+    ]
 
 
 def _timings(text: str | None) -> StepTimings | None:
@@ -277,6 +295,9 @@ def attempt_from_row(row: Row) -> Attempt:
         ),
         pause_ratio=row["pause_ratio"],
         created_at=created_at,
+        script_id=row["script_id"] if "script_id" in row.keys() else None,
+        matched_text=row["matched_text"] if "matched_text" in row.keys() else None,
+        margin=row["margin"] if "margin" in row.keys() else None,
     )
     if damaged:
         _LOGGER.warning("attempt %s has unreadable columns %s", row["id"], damaged)

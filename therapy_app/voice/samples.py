@@ -54,7 +54,7 @@ from therapy_app.analysis.answers import bare_answer
 from therapy_app.analysis.metrics import words
 from therapy_app.exercises import display_word_count
 from therapy_app.model_store import sha256_file
-from therapy_app.storage.records import Attempt
+from therapy_app.storage.records import JUDGED_KINDS, Attempt
 from therapy_app.voice.enrolment import clean_text, stored_samples, text_problem
 from therapy_app.voice.model import Source, VoiceSample
 
@@ -76,8 +76,6 @@ word. The benchmark of the lead measures the wrong-label rate at this value.
 SOURCE_ORDER: tuple[Source, ...] = ("edited", "confirmed", "enrolment", "imported", "clear_margin")
 """Strongest first: the therapist's transcript, their verdict, their marks, an import, the rule."""
 
-JUDGED_KINDS = ("repetition", "naming", "completion")
-"""Exercises with a known target (free speech is taught only through an edit)."""
 
 PERSONAL_VERSION_PREFIX = "personal"
 """``model_versions`` keys of an attempt scored with a personal model start with this."""

@@ -84,7 +84,7 @@ class ExerciseButton(QPushButton):
 
 
 class ExerciseChooser(QWidget):
-    """ "Que voulez-vous faire ?": free speech, repetition, completion, naming (keys 1 to 4).
+    """ "Que voulez-vous faire ?": one big button per exercise of the catalogue (keys 1 to 5).
 
     Above them, when the therapist set one, a larger "Programme du jour"
     button (key P) runs today's program.

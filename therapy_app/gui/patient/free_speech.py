@@ -14,6 +14,7 @@ from therapy_app.gui.patient.sentence_view import sentence_html
 from therapy_app.gui.widgets import DIGIT_KEYS, big_button, label
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import Corrected, Heard, ItemPresented, Proposal, State
+from therapy_app.speech.chain import PHRASE
 
 INVITATION = "Dites une phrase, comme elle vient."
 KEY_LISTEN = Qt.Key.Key_E
@@ -145,7 +146,11 @@ class FreeSpeechScreen(PracticeScreen):
         self.heard_text.setVisible(bool(event.text))
 
     def on_corrected(self, event: Corrected) -> None:
-        self.question.setText("Vouliez-vous dire… ?" if event.corrected else "Est-ce bien cela ?")
+        # A sentence of the patient's own (phrase book) is proposed like a
+        # correction: the patient sees no word about where it came from.
+        own = any(p.source == PHRASE for p in event.proposals)
+        offered = event.corrected or own
+        self.question.setText("Vouliez-vous dire… ?" if offered else "Est-ce bien cela ?")
         self.question.show()
         # Say why nothing was corrected, rather than propose an invented sentence.
         self.note.setText(
@@ -153,7 +158,7 @@ class FreeSpeechScreen(PracticeScreen):
             if event.refusal
             else NO_CORRECTION
         )
-        self.note.setVisible(not event.corrected)
+        self.note.setVisible(not event.corrected and (bool(event.refusal) or not own))
         self._set_choices(event.proposals)
         self.focus_default()
 

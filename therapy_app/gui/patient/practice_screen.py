@@ -40,6 +40,8 @@ from therapy_app.practice.events import (
     ListFinished,
     Notice,
     PracticeEvent,
+    ScriptLine,
+    ScriptsOffered,
     Speaking,
     State,
     StateChanged,
@@ -360,6 +362,11 @@ class PracticeScreen(QWidget):
         elif isinstance(event, ListFinished):
             self._clear_feedback()
             self._show_summary(event)
+        elif isinstance(event, ScriptsOffered | ScriptLine):
+            # Script practice: the dialogues to pick from, or the dialogue's next line.
+            self._clear_feedback()
+            self._show_summary(None)
+            self.on_script(event)
         elif isinstance(event, Heard):
             self.on_heard(event)
         elif isinstance(event, Corrected):
@@ -396,9 +403,9 @@ class PracticeScreen(QWidget):
         """The end-of-list summary (None: back to the exercise)."""
         shown = finished is not None
         if finished is not None:
-            self.summary_text.setText(
-                f"{self.items_name} réussies : {finished.succeeded} sur {finished.items}."
-            )
+            title, text = self.summary_texts(finished)
+            self.summary_title.setText(title)
+            self.summary_text.setText(text)
         self.summary.setVisible(shown)
         self.prompt_card.setVisible(not shown)
         self.record_panel.setVisible(not shown)
@@ -497,8 +504,17 @@ class PracticeScreen(QWidget):
         skippable = (State.AWAITING_REPETITION, State.IDLE, State.SPEAKING)
         return state in skippable and self.controller.item is not None
 
+    def summary_texts(self, finished: ListFinished) -> tuple[str, str]:
+        """The summary's title and line at the end of the list (subclasses may adapt them)."""
+        return LIST_FINISHED, (
+            f"{self.items_name} réussies : {finished.succeeded} sur {finished.items}."
+        )
+
     def on_item(self, event: ItemPresented) -> None:
         """A new item: show its prompt."""
+
+    def on_script(self, event: ScriptsOffered | ScriptLine) -> None:
+        """Script practice: the dialogues offered, or the dialogue's next line."""
 
     def on_heard(self, event: Heard) -> None:
         """The transcript of the last recording."""

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.attempt_detail import AttemptDetail
 from therapy_app.gui.therapist.backup_panel import BackupPanel
-from therapy_app.gui.therapist.charts import ProgressPanel
+from therapy_app.gui.therapist.charts import SCRIPTS_GROUP, ProgressPanel
 from therapy_app.gui.therapist.custom_list_editing import CheckedCustomListPanel
 from therapy_app.gui.therapist.exports_panel import ExportPanel
 from therapy_app.gui.therapist.history import HistoryPanel
@@ -37,6 +37,9 @@ from therapy_app.gui.therapist.patient_panel import PatientPanel
 from therapy_app.gui.therapist.patient_settings import PatientSettings
 from therapy_app.gui.therapist.program_panel import ProgramPanel
 from therapy_app.gui.therapist.recovery import NewCodeButton, RecoveryCodeBox, ResetPasswordPage
+from therapy_app.gui.therapist.script_editor import GROUP as SCRIPT_EDITOR_GROUP
+from therapy_app.gui.therapist.script_editor import VOICE_GROUP as SCRIPT_VOICE_GROUP
+from therapy_app.gui.therapist.script_editor import ScriptEditor
 from therapy_app.gui.therapist.style import apply_style, set_role
 from therapy_app.gui.therapist.voice_panel import STATUS_GROUP as VOICE_GROUP
 from therapy_app.gui.therapist.voice_panel import VoicePanel
@@ -61,9 +64,13 @@ JOB_GROUPS = (
     "therapist-export",
     "therapist-program",
     "therapist-lists",
+    "therapist-phrase-book",
     "therapist-patient",
     "therapist-recovery",
     VOICE_GROUP,
+    SCRIPTS_GROUP,
+    SCRIPT_EDITOR_GROUP,
+    SCRIPT_VOICE_GROUP,
 )
 """Every runner group the area's screens submit to (cancelled when the area goes away)."""
 _ACTIVITY_EVENTS = frozenset(
@@ -71,6 +78,7 @@ _ACTIVITY_EVENTS = frozenset(
 )
 TAB_HISTORY, TAB_PROGRESS, TAB_EXPORTS, TAB_BACKUP, TAB_PROGRAM, TAB_LIST, TAB_PATIENT = range(7)
 TAB_VOICE = 7
+TAB_SCRIPTS = 8
 LIST_MAX_WIDTH = 900
 """The patient's list in its own tab: wide enough for long sentences, not a whole page."""
 
@@ -167,13 +175,17 @@ class TherapistArea(QWidget):
         self.progress = ProgressPanel(repository, self._runner)
         self.exports = ExportPanel(repository, self._runner)
         self.backup = BackupPanel(repository, self._runner)
-        self.patient_settings = PatientSettings(repository, self._runner)
+        self.patient_settings = PatientSettings(repository, self._runner, editor=self._editor_name)
         self.patient_settings.saved.connect(self._on_patient_saved)
         editor = self._editor_name
         self.program = ProgramPanel(repository, self._runner, editor, self.patient_settings)
         self.custom_lists = CheckedCustomListPanel(repository, self._runner, editor)
         self.patient_panel = PatientPanel(repository, self._runner, editor)
         self.voice = VoicePanel(
+            repository, self._runner, audio if audio is not None else lambda: _window_audio(self)
+        )
+        # The patient's dialogue scripts (issue 27); « Écouter » uses the window's voice.
+        self.scripts = ScriptEditor(
             repository, self._runner, audio if audio is not None else lambda: _window_audio(self)
         )
         self.reset_page = ResetPasswordPage(repository, self._runner)
@@ -217,8 +229,9 @@ class TherapistArea(QWidget):
         list_layout = QHBoxLayout(list_page)
         list_layout.setContentsMargins(0, 0, 0, 0)
         list_layout.addWidget(self.custom_lists, 1)
+        list_layout.addWidget(self.custom_lists.phrase_book, 1)  # issue 27: beside the list
         self.list_scroll = _scrolled(list_page)
-        self.tabs.addTab(self.list_scroll, "Mots du patient")
+        self.tabs.addTab(self.list_scroll, "Ses mots")
         patient_scroll = QScrollArea()
         patient_scroll.setWidgetResizable(True)
         patient_scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -227,6 +240,8 @@ class TherapistArea(QWidget):
         # The personal voice: figures for the therapist only (issue 26).
         self.voice_scroll = _scrolled(self.voice)
         self.tabs.addTab(self.voice_scroll, "Voix")
+        self.scripts_scroll = _scrolled(self.scripts)
+        self.tabs.addTab(self.scripts_scroll, "Scripts")
         self.tabs.setEnabled(False)
 
         title = QLabel("Espace orthophoniste")
@@ -401,6 +416,7 @@ class TherapistArea(QWidget):
         self.custom_lists.set_patient(None)
         self.patient_panel.set_patient(None)
         self.voice.set_patient(None)
+        self.scripts.set_patient(None)
         self.code_box.clear()
         self.reset_page.start()
         self._runner.cancel_stale("therapist-patients")
@@ -498,6 +514,7 @@ class TherapistArea(QWidget):
         self.custom_lists.set_patient(patient)
         self.patient_panel.set_patient(patient)
         self.voice.set_patient(patient)
+        self.scripts.set_patient(patient)
 
     def _on_patient_saved(self, patient: Patient) -> None:
         old = self._patients.get(patient.id)

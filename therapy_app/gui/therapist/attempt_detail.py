@@ -33,11 +33,25 @@ from therapy_app.gui.therapist.transcript_editor import (
     value_label,
 )
 from therapy_app.gui.therapist.verdict_override import VerdictOverride
-from therapy_app.storage import Attempt, SessionRepository
+from therapy_app.storage import Attempt, Candidate, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
 
 _PLAYBACK_POLL_MS = 200
+
+
+SOURCE_LABELS = {"phrase": "phrase du carnet", "corrector": "correcteur"}
+"""Where a proposal came from, as the therapist reads it (the patient never sees it)."""
+
+
+def proposal_line(candidate: Candidate) -> str:
+    """One proposal: « text » (source, score)."""
+    source = SOURCE_LABELS.get(candidate.source, candidate.source)
+    if candidate.source == "phrase":
+        score = f"mots retrouvés {fmt.percent(candidate.score)}"
+    else:
+        score = f"score {fmt.number(candidate.score, 2)}"
+    return f"{fmt.quoted(candidate.text)} ({source}, {score})"
 
 
 class AttemptDetail(QWidget):
@@ -234,11 +248,7 @@ class AttemptDetail(QWidget):
         self.raw.setText(fmt.quoted(record.raw_transcript))
         self.correction.setText(fmt.quoted(record.correction_best))
         self.alternatives.setText(
-            "\n".join(
-                f"{fmt.quoted(c.text)} (score {fmt.number(c.score, 2)})"
-                for c in record.correction_alternatives
-            )
-            or fmt.MISSING
+            "\n".join(proposal_line(c) for c in record.correction_alternatives) or fmt.MISSING
         )
         self.chosen.setText(fmt.quoted(record.chosen_sentence))
         self.repetition.setText(fmt.quoted(attempt.repetition_transcript))

@@ -1,4 +1,4 @@
-"""Progress charts (Qt Charts): MLU, function words, speech rate and repetition accuracy."""
+"""Progress charts (Qt Charts): MLU, function words, speech rate, accuracy; the scripts' table."""
 
 from __future__ import annotations
 
@@ -20,12 +20,16 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBox
 
 from therapy_app.exports.labels import CHART_METRICS, EXERCISE_LABELS, ChartMetric
 from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.script_progress_table import ScriptProgressTable
 from therapy_app.gui.therapist.style import SERIES_COLOURS
 from therapy_app.storage import ProgressPoint, SessionRepository
+from therapy_app.storage.script_progress import ScriptSessionStats, script_progress
 
 _LOGGER = logging.getLogger(__name__)
 
 ALL_EXERCISES = "Tous les exercices"
+SCRIPTS_GROUP = "therapist-progress-scripts"
+"""The runner group of the scripts' table (the area cancels it when it locks)."""
 
 
 def _msecs(point: ProgressPoint) -> float:
@@ -161,14 +165,16 @@ def load_series(
 
 
 class ProgressPanel(QWidget):
-    """Four progress charts with an exercise filter.
+    """The progress charts with an exercise filter, and the dialogue scripts' table under them.
 
     Signals:
         charts_updated(int): the charts now show the patient id's data.
+        scripts_updated(int): the scripts' table now shows the patient id's.
         failed(str): French message of a failed query.
     """
 
     charts_updated = Signal(int)
+    scripts_updated = Signal(int)
     failed = Signal(str)
 
     def __init__(
@@ -208,6 +214,9 @@ class ProgressPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addLayout(grid, 1)
+        # Per script: tries and success rate over the sessions (issue 27).
+        self.scripts = ScriptProgressTable()
+        layout.addWidget(self.scripts)
         self.exercise.currentIndexChanged.connect(lambda _i: self.reload())
 
     @property
@@ -221,7 +230,7 @@ class ProgressPanel(QWidget):
         self.exercise.setCurrentIndex(max(0, self.exercise.findData(kind)))
 
     def load_patient(self, patient_id: int) -> None:
-        """Draw the charts of ``patient_id``."""
+        """Draw the charts of ``patient_id``, and fill the scripts' table."""
         self._patient_id = patient_id
         self.reload()
 
@@ -229,12 +238,36 @@ class ProgressPanel(QWidget):
         """Forget the patient (the area locks)."""
         self._patient_id = None
         self._runner.cancel_stale("therapist-progress")
+        self._runner.cancel_stale(SCRIPTS_GROUP)
         self._show({})
+        self.scripts.show_stats([])
 
-    def reload(self) -> None:
-        """Re-read the series for the current patient and filter."""
+    def reload_scripts(self) -> None:
+        """Re-read the scripts' progress of the current patient (whatever the filter)."""
         if self._patient_id is None:
             return
+        patient_id = self._patient_id
+        self._runner.submit(
+            script_progress,
+            self._repository,
+            patient_id,
+            on_done=lambda stats: self._on_scripts(patient_id, stats),
+            on_error=self._on_error,
+            pool="db",
+            group=SCRIPTS_GROUP,
+        )
+
+    def _on_scripts(self, patient_id: int, stats: list[ScriptSessionStats]) -> None:
+        if patient_id != self._patient_id:
+            return
+        self.scripts.show_stats(stats)
+        self.scripts_updated.emit(patient_id)
+
+    def reload(self) -> None:
+        """Re-read the series for the current patient and filter, and the scripts' table."""
+        if self._patient_id is None:
+            return
+        self.reload_scripts()
         patient_id, kind = self._patient_id, self.exercise_kind
         self._runner.submit(
             load_series,

@@ -15,15 +15,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QSizePolicy
 
 from therapy_app.gui.therapist.custom_list_panel import CustomListPanel
+from therapy_app.gui.therapist.phrase_book_panel import PhraseBookPanel
 from therapy_app.naming.bank import default_bank
 from therapy_app.practice.custom import word_problem
+from therapy_app.storage import Patient
 from therapy_app.storage.programs import CustomItem
 
 _LOGGER = logging.getLogger(__name__)
 
 REMOVE_TITLE = "Retirer de la liste"
-LIST_MIN_HEIGHT = 120
-"""Four rows of the list at least."""
+LIST_MIN_HEIGHT = 100
+"""Four rows of the list at least (23 px each, and the frame); the phrase book beside it
+(issue 27) narrows the panel, so its help takes a line more at 1366×768."""
 
 
 class CheckedCustomListPanel(CustomListPanel):
@@ -33,10 +36,17 @@ class CheckedCustomListPanel(CustomListPanel):
 
     Attributes:
         confirm_box: the open "Retirer … ?" question (None when none is open).
+        phrase_book: the patient's phrase book (issue 27), which follows this
+            panel's patient and list; the therapist area places it beside the list.
     """
+
+    phrase_book: PhraseBookPanel
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.phrase_book = PhraseBookPanel(self._repository, self._runner, self._editor)
+        # A sentence added, removed or imported changes the phrase book.
+        self.items_loaded.connect(lambda _count: self.phrase_book.reload())
         self.confirm_box: QMessageBox | None = None
         self._remove_yes: QPushButton | None = None
         self._items: dict[int, CustomItem] = {}
@@ -45,6 +55,14 @@ class CheckedCustomListPanel(CustomListPanel):
         # under it stay in sight on a 768-pixel screen (issue 25).
         self.list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.list.setMinimumHeight(LIST_MIN_HEIGHT)
+
+    def set_patient(self, patient: Patient | None) -> None:
+        """Show ``patient``'s list and phrase book (None: nothing selected)."""
+        super().set_patient(patient)
+        # CustomListPanel.__init__ calls this before the phrase book exists.
+        book = getattr(self, "phrase_book", None)
+        if book is not None:
+            book.set_patient(patient)
 
     # -- adding --------------------------------------------------------------------
 

@@ -22,7 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from therapy_app.exports.custom_lists import read_custom_list, write_custom_list
+from therapy_app.exports.custom_lists import (
+    ImportCounts,
+    export_patient_lists,
+    import_patient_lists,
+    read_list_file,
+)
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.exports_panel import documents_folder, file_slug
 from therapy_app.gui.therapist.style import set_role
@@ -247,35 +252,43 @@ class CustomListPanel(QGroupBox):
             self.import_from(Path(path))
 
     def export_to(self, path: Path) -> None:
-        """Write the patient's list to ``path`` (no name inside the file)."""
+        """Write the patient's list, scripts and phrase-book removals to ``path`` (no name)."""
         if self._patient is None:
             return
         repository, patient_id = self._repository, self._patient.id
         self._submit(
-            lambda: write_custom_list(path, repository.custom_items(patient_id), repository.now()),
-            on_done=lambda count: self._show_status(
-                f"{count} élément(s) exporté(s) dans {path}.", "success"
-            ),
+            lambda: export_patient_lists(repository, patient_id, path),
+            on_done=lambda counts: self._on_exported(counts, path),
         )
 
+    def _on_exported(self, counts: tuple[int, int], path: Path) -> None:
+        items, scripts = counts
+        with_scripts = f" et {scripts} script(s)" if scripts else ""
+        self._show_status(f"{items} élément(s){with_scripts} exporté(s) dans {path}.", "success")
+
     def import_from(self, path: Path) -> None:
-        """Add the items of the file at ``path``; those already in the list stay as they are."""
+        """Add the items, scripts and removals of the file at ``path``; nothing is replaced."""
         if self._patient is None:
             return
         repository, patient_id, editor = self._repository, self._patient.id, self._editor()
+        self._submit(
+            lambda: import_patient_lists(repository, patient_id, read_list_file(path), editor),
+            on_done=self._on_imported,
+        )
 
-        def run() -> tuple[int, int]:
-            items = read_custom_list(path)
-            rows = [(i.kind, i.text, i.category, i.picture) for i in items]
-            return repository.import_custom_items(patient_id, rows, editor)
-
-        self._submit(run, on_done=self._on_imported)
-
-    def _on_imported(self, counts: tuple[int, int]) -> None:
-        added, skipped = counts
-        message = f"{added} élément(s) ajouté(s)."
-        if skipped:
-            message += f" {skipped} déjà dans la liste : gardé(s) tel(s) quel(s), non remplacé(s)."
+    def _on_imported(self, counts: ImportCounts) -> None:
+        message = f"{counts.added} élément(s) ajouté(s)."
+        if counts.skipped:
+            message += (
+                f" {counts.skipped} déjà dans la liste : gardé(s) tel(s) quel(s), non remplacé(s)."
+            )
+        if counts.scripts_added or counts.scripts_skipped:
+            message += f" {counts.scripts_added} script(s) ajouté(s)"
+            if counts.scripts_skipped:
+                message += f", {counts.scripts_skipped} déjà là (même titre) : non remplacé(s)"
+            message += "."
+        if counts.removals_added:
+            message += f" {counts.removals_added} phrase(s) retirée(s) de ses phrases."
         self._show_status(message, "success")
         self.reload()
 

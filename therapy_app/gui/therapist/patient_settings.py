@@ -1,16 +1,19 @@
-"""The selected patient's practice settings: how long a pause may last before recording stops."""
+"""The selected patient's practice settings: the pause that ends a recording, the agreement."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QWidget
 
 from therapy_app import pause_tolerance
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.style import set_role
+from therapy_app.phrases.model import Gender
 from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage.phrase_store import PhraseStore
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -20,10 +23,27 @@ PAUSE_HELP = (
     "patient cherche ses mots ; il peut toujours arrêter avec Espace ou le bouton."
 )
 SAVE_FAILED = "Réglage non enregistré."
+GENDER_LABEL = "Accords"
+GENDER_CHOICES = (
+    (Gender.FEMININE, "au féminin (je suis allée)"),
+    (Gender.MASCULINE, "au masculin (je suis allé)"),
+    (Gender.UNSAID, "non précisé (je suis allé(e))"),
+)
+GENDER_HELP = (
+    "Accord des phrases à la première personne proposées au patient, en parole libre "
+    "et dans ses phrases : « je suis allée » ou « je suis allé ». Non précisé : les "
+    "phrases restent telles qu'elles sont écrites."
+)
 
 
 class PatientSettings(QWidget):
-    """A seconds field for the patient's pause tolerance, saved when edited.
+    """The patient's pause tolerance (seconds) and agreement, each saved when changed.
+
+    Args:
+        repository: the data.
+        runner: the application's task runner.
+        editor: returns the logged-in therapist's name; without it the
+            agreement is not shown (it cannot be saved).
 
     Signals:
         saved(Patient): the setting is stored (the patient as now stored).
@@ -32,11 +52,17 @@ class PatientSettings(QWidget):
     saved = Signal(object)
 
     def __init__(
-        self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
+        self,
+        repository: SessionRepository,
+        runner: TaskRunner,
+        parent: QWidget | None = None,
+        *,
+        editor: Callable[[], str] | None = None,
     ) -> None:
         super().__init__(parent)
         self._repository = repository
         self._runner = runner
+        self._editor = editor
         self._patient: Patient | None = None
         title = QLabel(PAUSE_LABEL + " :")
         self.pause = QDoubleSpinBox()
@@ -50,13 +76,29 @@ class PatientSettings(QWidget):
         self.status = QLabel()
         set_role(self.status, "muted")
         self.pause.setMaximumWidth(160)
+        # Issue 27: the agreement of the sentences proposed to the patient.
+        gender_title = QLabel(GENDER_LABEL + " :")
+        self.gender = QComboBox()
+        for gender, label in GENDER_CHOICES:
+            self.gender.addItem(label, gender.value)
+        self.gender.setToolTip(GENDER_HELP)
+        self.gender.setAccessibleName(GENDER_LABEL)
+        self.gender.setAccessibleDescription(GENDER_HELP)
+        gender_title.setBuddy(self.gender)
+        gender_title.setToolTip(GENDER_HELP)
         # One line: the program tab fits a 768-pixel screen (issue 25).
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)
         layout.addWidget(self.pause)
+        layout.addSpacing(16)
+        layout.addWidget(gender_title)
+        layout.addWidget(self.gender)
         layout.addWidget(self.status, 1)
+        gender_title.setVisible(editor is not None)
+        self.gender.setVisible(editor is not None)
         self.pause.editingFinished.connect(self._save)
+        self.gender.activated.connect(self._save_gender)
         self.setEnabled(False)
 
     def set_patient(self, patient: Patient | None) -> None:
@@ -68,6 +110,7 @@ class PatientSettings(QWidget):
             self.pause.blockSignals(True)
             self.pause.setValue(patient.pause_tolerance_ms / 1000)
             self.pause.blockSignals(False)
+            self.gender.setCurrentIndex(self.gender.findData(patient.gender.value))
 
     def _save(self) -> None:
         patient = self._patient
@@ -83,6 +126,18 @@ class PatientSettings(QWidget):
             pool="db",
         )
 
+    def _save_gender(self) -> None:
+        patient, gender = self._patient, Gender(self.gender.currentData())
+        if patient is None or self._editor is None or gender is patient.gender:
+            return
+        repository, editor = self._repository, self._editor()
+
+        def run() -> Patient:
+            PhraseStore(repository).set_gender(patient.id, gender, editor)
+            return repository.get_patient(patient.id)
+
+        self._runner.submit(run, on_done=self._on_saved, on_error=self._on_error, pool="db")
+
     def _on_saved(self, patient: Patient) -> None:
         if self._patient is not None and self._patient.id == patient.id:
             self._patient = patient
@@ -91,4 +146,7 @@ class PatientSettings(QWidget):
 
     def _on_error(self, exc: BaseException) -> None:
         _LOGGER.error("saving a patient setting failed", exc_info=exc)
-        self.status.setText(SAVE_FAILED)
+        french = getattr(exc, "french", None)
+        self.status.setText(f"{SAVE_FAILED} {french()}" if callable(french) else SAVE_FAILED)
+        if self._patient is not None:  # the field shows what is stored, not the refused choice
+            self.gender.setCurrentIndex(self.gender.findData(self._patient.gender.value))

@@ -1,4 +1,4 @@
-"""The patient's progress report as an A4 PDF: summary, session table and the four charts.
+"""The patient's progress report as an A4 PDF: summary, session table, scripts table, charts.
 
 Drawn with QPainter on a ``QPdfWriter``; the charts are the same ``QChart``
 objects as on screen, rendered through a ``QGraphicsScene`` so they stay
@@ -22,6 +22,9 @@ from therapy_app.exports.labels import CHART_METRICS, exercise_label
 from therapy_app.exports.report_data import ReportData
 from therapy_app.gui.therapist import formatting as fmt
 from therapy_app.gui.therapist.charts import build_chart
+from therapy_app.gui.therapist.script_progress_table import HEADERS as SCRIPT_HEADERS
+from therapy_app.gui.therapist.script_progress_table import NOTE as SCRIPT_NOTE
+from therapy_app.gui.therapist.script_progress_table import row_texts, rows_by_script
 from therapy_app.gui.therapist.style import ACCENT, SERIES_COLOURS
 from therapy_app.storage import SessionSummary
 
@@ -160,16 +163,58 @@ def _heading(page: _Page, data: ReportData) -> None:
 
 
 def _table_header(page: _Page) -> None:
+    _header_row(page, [(c.header, c.width_pt, c.right) for c in _COLUMNS])
+
+
+def _header_row(page: _Page, columns: list[tuple[str, float, bool]]) -> None:
     page.painter.fillRect(page.rect(0, page.y, page.width, _ROW_PT), QColor("#e3ebf5"))
     x = 0.0
-    for column in _COLUMNS:
-        align = Qt.AlignmentFlag.AlignRight if column.right else Qt.AlignmentFlag.AlignLeft
+    for header, width, right in columns:
+        align = Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft
         page.text(
-            column.header, 8.5, bold=True, x=x + 3, width=column.width_pt - 6,
+            header, 8.5, bold=True, x=x + 3, width=width - 6,
             align=align, advance=False, height=_ROW_PT,
         )  # fmt: skip
-        x += column.width_pt
+        x += width
     page.space(_ROW_PT)
+
+
+_SCRIPT_WIDTHS = (200.0, 92.0, 44.0, 54.0, 100.0)
+"""Points per column of the scripts' table (title, session, tries, rate, lines)."""
+
+
+def _scripts_table(page: _Page, data: ReportData) -> None:
+    """Per dialogue script: tries and success rate, session after session (issue 27)."""
+    if not data.scripts:
+        return
+    columns = [
+        (header, width, i >= 2)
+        for i, (header, width) in enumerate(zip(SCRIPT_HEADERS, _SCRIPT_WIDTHS, strict=True))
+    ]
+    page.space(12)
+    if not page.fits(3 * _ROW_PT + 20):
+        page.new_page()
+    page.text("Scripts de dialogue", 14, bold=True)
+    page.space(6)
+    _header_row(page, columns)
+    for i, stats in enumerate(rows_by_script(data.scripts)):
+        if not page.fits(_ROW_PT):
+            page.new_page()
+            page.text("Scripts de dialogue (suite)", 14, bold=True)
+            page.space(6)
+            _header_row(page, columns)
+        if i % 2:
+            page.painter.fillRect(page.rect(0, page.y, page.width, _ROW_PT), QColor("#f4f4f4"))
+        x = 0.0
+        for (_header, width, right), text in zip(columns, row_texts(stats), strict=True):
+            align = Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft
+            page.text(
+                text, 8.5, x=x + 3, width=width - 6, align=align, advance=False, height=_ROW_PT
+            )
+            x += width
+        page.space(_ROW_PT)
+    page.space(8)
+    page.text(SCRIPT_NOTE, 8.5, colour="#444444")
 
 
 def _session_table(page: _Page, data: ReportData) -> None:
@@ -264,6 +309,7 @@ def _write(data: ReportData, path: Path) -> int:
         page = _Page(writer, painter, data)
         _heading(page, data)
         _session_table(page, data)
+        _scripts_table(page, data)
         _charts(page, data)
         page.footer()
     finally:

@@ -1,0 +1,180 @@
+"""Which of my sentences is this? The phrase-book match, alone and in the speech path."""
+
+from __future__ import annotations
+
+import pytest
+from practice_fixtures import SPEECH_DIR, SpokenClips, make_services, shared_engines
+
+from therapy_app.audio.clip import AudioClip
+from therapy_app.audio.wavio import read_wav
+from therapy_app.correction.diff import RESTORED
+from therapy_app.phrases import match
+from therapy_app.phrases.content_words import content_words, lemma_key, letters_to_sounds, word
+from therapy_app.phrases.model import Gender, Phrase, PhraseBook, PhraseSource
+from therapy_app.speech import chain
+from therapy_app.speech.services import SilentPlayer, SpeechServices
+from therapy_app.tts import SpeechSynthesizer
+
+EVERYDAY = (
+    "Je voudrais un café.",
+    "Je voudrais un verre d'eau.",
+    "J'ai mal au dos.",
+    "Appelle ma fille Mathilde.",
+    "Je vais au marché demain.",
+    "Il fait froid ce matin.",
+    "Le chien mange de la viande.",
+    "Ferme la fenêtre, s'il te plaît.",
+)
+
+
+def _book(*texts: str, gender: Gender = Gender.UNSAID) -> PhraseBook:
+    return PhraseBook(tuple(Phrase(t, PhraseSource.CUSTOM) for t in texts), gender)
+
+
+def _ranked(book: PhraseBook, heard: str) -> list[tuple[str, float]]:
+    index = match.index_book(book)
+    return [(book.phrases[r.sentence].text, r.score) for r in match.lexical_scores(index, heard)]
+
+
+# ----- words --------------------------------------------------------------------------
+def test_content_words_leave_out_the_grammar():
+    assert content_words("Je voudrais un café.") == ["voudrais", "café"]
+    assert content_words("J'ai mal au dos.") == ["mal", "dos"]
+    assert content_words("Il est 15h30.") == ["quinze", "heures", "trente"]
+
+
+def test_a_deformed_word_matches_the_word_meant():
+    # A word the lexicon lacks gets a pronunciation by rule, close to the real one.
+    assert letters_to_sounds("boulanzerie") == "bul@z°Ri"
+    assert match.similarity(word("boulanzerie"), word("boulangerie")) > 0.8
+    assert match.similarity(word("manzer"), word("mange")) >= 0.75
+    # Not any word of the same length: another word of the book stays apart.
+    assert match.similarity(word("boulanzerie"), word("bouteille")) == 0.0
+    # One phoneme apart is too far for short words ("fait" is not "faim").
+    assert match.similarity(word("fait"), word("faim")) == 0.0
+    ranked = _ranked(_book(*EVERYDAY, "Je suis allé à la boulangerie hier."), "moi boulanzerie")
+    assert ranked[0][0] == "Je suis allé à la boulangerie hier."
+
+
+def test_an_infinitive_matches_the_conjugated_forms_of_its_verb():
+    assert lemma_key("vouloir") == lemma_key("voudrais") == lemma_key("veux")
+    assert lemma_key("aller") == lemma_key("vais") == lemma_key("allée")
+    assert match.similarity(word("manger"), word("mange")) == 1.0
+    ranked = _ranked(_book(*EVERYDAY), "moi vouloir eau")
+    assert ranked[0] == ("Je voudrais un verre d'eau.", pytest.approx(ranked[0][1]))
+    assert ranked[0][1] > ranked[1][1]
+
+
+def test_a_word_the_recogniser_split_still_matches():
+    # Whisper writes a word it does not know as words it knows.
+    ranked = _ranked(_book(*EVERYDAY, "Je suis allé à la boulangerie hier."), "boule en gérie")
+    assert ranked[0][0] == "Je suis allé à la boulangerie hier."
+
+
+def test_heard_words_the_sentence_lacks_lower_its_score():
+    book = _book(*EVERYDAY)
+    alone = dict(_ranked(book, "mal dos"))["J'ai mal au dos."]
+    with_extra = dict(_ranked(book, "mal dos voiture garage"))["J'ai mal au dos."]
+    assert alone == 1.0 and with_extra < 0.8
+
+
+def test_an_utterance_sharing_no_word_with_the_book_matches_nothing():
+    assert _ranked(_book(*EVERYDAY), "chat dormir canapé") == []
+
+
+# ----- the speech path --------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def services() -> SpeechServices:
+    return make_services(SpokenClips(), SilentPlayer())
+
+
+@pytest.mark.slow
+def test_telegraphic_moi_cafe_proposes_the_book_sentence_first(services: SpeechServices):
+    # The app's eSpeak voice: Whisper base hears Pico's "café" as "qui a fait".
+    voice = SpeechSynthesizer.load(prefer="espeak")
+    pad = AudioClip.silence(0.3)
+    clip = AudioClip.concatenate([pad, voice.synthesize("moi café"), pad])
+    result = chain.run_utterance(services, clip, book=_book(*EVERYDAY))
+    assert result.text == "moi café"
+    first = result.correction.proposals[0]
+    assert (first.text, first.source) == ("Je voudrais un café.", chain.PHRASE)
+    assert result.correction.matches[0].clear
+    # It is the sentence spoken back, and the words put back are highlighted.
+    assert result.speech is not None and result.speech.duration > 1.0
+    assert "voudrais" in [w for op in first.diff if op.kind == RESTORED for w in op.target]
+    assert result.timings["phrases"] > 0
+    # The corrector's proposals follow.
+    assert [p.source for p in result.correction.proposals[1:]] == [chain.CORRECTOR] * (
+        len(result.correction.proposals) - 1
+    )
+
+
+@pytest.mark.slow
+def test_a_recording_of_a_book_sentence_comes_back_agreed_and_highlighted(
+    services: SpeechServices,
+):
+    book = _book(*EVERYDAY, "Je suis allée à la boulangerie hier.", gender=Gender.FEMININE)
+    clip = read_wav(SPEECH_DIR / "telegraphic_01.wav")  # "moi aller boulangerie hier"
+    result = chain.run_utterance(services, clip, book=book)
+    proposals = result.correction.proposals
+    assert proposals[0].text == "Je suis allée à la boulangerie hier."
+    assert proposals[0].source == chain.PHRASE and 0 < proposals[0].score <= 1
+    restored = [w for op in proposals[0].diff if op.kind == RESTORED for w in op.target]
+    assert "suis" in restored
+    # The corrector's proposals follow, agreed with the patient's gender, no sentence twice.
+    assert 1 < len(proposals) <= chain.MAX_PROPOSALS
+    assert all(p.source == chain.CORRECTOR for p in proposals[1:])
+    assert not any(" allé " in f" {p.text} " for p in proposals)
+    texts = [p.text.lower().rstrip(".") for p in proposals]
+    assert len(set(texts)) == len(texts)
+
+
+@pytest.mark.slow
+def test_an_utterance_outside_the_book_changes_nothing(services: SpeechServices):
+    clip = read_wav(SPEECH_DIR / "telegraphic_06.wav")  # "chat dormir canapé"
+    without = chain.run_utterance(services, clip)
+    book = _book(*EVERYDAY, "Le chat a faim.", "Je dors mal la nuit.")
+    with_book = chain.run_utterance(services, clip, book=book)
+    assert not any(p.source == chain.PHRASE for p in with_book.correction.proposals)
+    assert [p.text for p in with_book.correction.proposals] == [
+        p.text for p in without.correction.proposals
+    ]
+    assert not any(m.clear for m in with_book.correction.matches)
+
+
+@pytest.mark.slow
+def test_the_acoustic_check_reuses_the_encoder_output_of_hearing(monkeypatch):
+    services = make_services(SpokenClips(), SilentPlayer())
+    recognizer = shared_engines()["recognizer"]
+    calls: list[float] = []
+    real = recognizer.encode
+
+    def counting(clip):  # noqa: ANN001, ANN202
+        calls.append(clip.duration)
+        return real(clip)
+
+    monkeypatch.setattr(recognizer, "encode", counting)
+    book = _book(*EVERYDAY, "Je suis allé à la boulangerie hier.")
+    clip = read_wav(SPEECH_DIR / "telegraphic_01.wav")
+    result = chain.run_utterance(services, clip, book=book)
+    assert result.correction.matches and result.correction.matches[0].acoustic is not None
+    assert len(calls) == 1  # heard and checked on one encoding
+    assert services._heard is None  # and it is not kept after the check
+
+
+def test_no_book_or_an_empty_one_matches_nothing_and_costs_nothing():
+    class Refusing:
+        def score(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            raise AssertionError("no acoustic check without candidates")
+
+    heard = _FakeHeard("moi café")
+    assert match.match_phrases(Refusing(), heard, PhraseBook()) == []  # type: ignore[arg-type]
+    assert match.match_phrases(Refusing(), heard, _book("Il pleut.")) == []  # type: ignore[arg-type]
+
+
+class _FakeHeard:
+    """What match_phrases reads of a heard utterance when no sentence shares a word."""
+
+    def __init__(self, text: str) -> None:
+        self.transcript = type("T", (), {"text": text})()
+        self.asr_clip = None

@@ -1,0 +1,438 @@
+"""Which of the patient's phrase-book sentences an utterance may mean: words first, then sound."""
+
+# Two passes (measured and tuned in docs/decisions/0021-phrase-book-match.md):
+#
+# 1. Lexical, over the whole book (precomputed once per book): the heard
+#    content words against each sentence's content words, by lemma key,
+#    phonemes and spelling (therapy_app.phrases.content_words). Score =
+#    weighted coverage of the sentence's content words, less a penalty for
+#    heard content words the sentence does not explain.
+# 2. Acoustic, on the few best: the recording scored by the recogniser's
+#    forced decoding against each candidate's full sentence and telegraphic
+#    form ("Moi vouloir café."), and against the free transcript. The encoder
+#    output of hearing the utterance is reused when the caller passes the
+#    recogniser view that heard it (speech.chain does).
+#
+# A match is clear, and proposed first, only with a lexical floor, an acoustic
+# margin over the other candidates and no large loss against the transcript;
+# otherwise every match is returned with clear=False and nothing changes.
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Protocol
+
+from therapy_app.phrases.content_words import (
+    Word,
+    content_words,
+    edit_similarity,
+    is_content,
+    lemma,
+    sentence_words,
+    word,
+)
+from therapy_app.phrases.model import PhraseBook, PhraseMatch
+from therapy_app.written import as_sentence
+
+if TYPE_CHECKING:
+    from therapy_app.asr.recognizer import EncodedAudio, ScoredCandidate
+    from therapy_app.asr.utterance import HeardUtterance
+    from therapy_app.audio.clip import AudioClip
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class Scorer(Protocol):
+    """What the acoustic check needs: ``SpeechRecognizer`` or ``practice.scoring.EncodeOnce``."""
+
+    def score(
+        self,
+        audio: AudioClip | EncodedAudio,
+        candidates: list[str],
+        length_normalized: bool = True,
+    ) -> list[ScoredCandidate]:
+        """Mean log-probability per token of each candidate given the audio."""
+        ...
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """Thresholds of the match, chosen on a dev set (docs/decisions/0021-phrase-book-match.md).
+
+    Attributes:
+        similar: two words below this similarity (0-1) do not match at all.
+        extra_penalty: lexical score lost per unexplained heard content word
+            (as a share of the heard content words).
+        candidate_floor: lexical score a sentence needs to be checked acoustically.
+        candidates: sentences checked acoustically, best lexical first.
+        kept: matches returned (clear or not).
+        lexical_floor: lexical score a clear match needs.
+        margin: acoustic margin (mean log-probability per token) a clear match
+            needs over the next candidate.
+        transcript_gap: how far below the free transcript's score a clear
+            match may fall (negative: may score worse); None: not checked.
+    """
+
+    similar: float = 0.6
+    extra_penalty: float = 1.0
+    candidate_floor: float = 0.2
+    candidates: int = 3
+    kept: int = 5
+    lexical_floor: float = 0.4
+    margin: float = 0.6
+    transcript_gap: float | None = -0.5
+
+
+DEFAULT_SETTINGS = MatchSettings()
+
+
+# ----- the book, precomputed ------------------------------------------------------
+@dataclass(frozen=True)
+class _Sentence:
+    content: tuple[Word, ...]
+    weights: tuple[float, ...]
+    telegraphic: str
+
+
+@dataclass(frozen=True)
+class BookIndex:
+    """A phrase book ready for matching: content words, weights and a word index.
+
+    Attributes:
+        book: the phrase book.
+        sentences: per phrase, its content words, their weights and telegraphic form.
+        vocabulary: every distinct content word of the book.
+        postings: per vocabulary word, (sentence, position) pairs where it occurs.
+    """
+
+    book: PhraseBook
+    sentences: tuple[_Sentence, ...]
+    vocabulary: tuple[Word, ...]
+    postings: tuple[tuple[tuple[int, int], ...], ...]
+
+
+@lru_cache(maxsize=8)
+def index_book(book: PhraseBook) -> BookIndex:
+    """Precompute ``book`` for :func:`match_phrases` (cached: a session matches many times).
+
+    A content word said in few sentences weighs more than one said in many
+    ("café" tells more than "vouloir" in a book of requests).
+    """
+    texts = [content_words(p.text) for p in book.phrases]
+    frequency: dict[str, int] = {}
+    for found in texts:
+        for text in set(found):
+            frequency[text] = frequency.get(text, 0) + 1
+    n = max(1, len(texts))
+    vocabulary: dict[str, int] = {}
+    postings: list[list[tuple[int, int]]] = []
+    sentences = []
+    for s, found in enumerate(texts):
+        words_ = tuple(word(t) for t in found)
+        weights = tuple(1.0 + math.log(n / frequency[t]) for t in found)
+        for position, text in enumerate(found):
+            if text not in vocabulary:
+                vocabulary[text] = len(vocabulary)
+                postings.append([])
+            postings[vocabulary[text]].append((s, position))
+        sentences.append(_Sentence(words_, weights, telegraphic(book.phrases[s].text)))
+    return BookIndex(
+        book,
+        tuple(sentences),
+        tuple(word(t) for t in vocabulary),
+        tuple(tuple(p) for p in postings),
+    )
+
+
+def telegraphic(text: str) -> str:
+    """The sentence as a patient in Broca's aphasia may say it ("Moi vouloir café.").
+
+    Its content words, verbs in the infinitive, "moi" for "je", the negation: the style of
+    the halting speech the recogniser was adapted to (its telegraphic prompt
+    is "moi aller maison manger pain").
+    """
+    kept = []
+    for w in sentence_words(text):
+        if w in _FIRST_PERSON:
+            kept.append("moi")
+        elif w in _NEGATION:
+            kept.append(w)  # "moi pas dormir nuit": the one grammar word patients keep
+        elif is_content(w):
+            kept.append(lemma(w))
+    kept = [w for i, w in enumerate(kept) if w != "moi" or "moi" not in kept[:i]]
+    return as_sentence(" ".join(kept)) if kept else as_sentence(text)
+
+
+_FIRST_PERSON = frozenset({"je", "j'"})
+_NEGATION = frozenset({"pas", "jamais", "rien"})
+
+
+# ----- lexical pass -----------------------------------------------------------------
+def similarity(heard: Word, meant: Word, floor: float = DEFAULT_SETTINGS.similar) -> float:
+    """How surely ``heard`` is a form of ``meant`` (0-1; 0 below ``floor``).
+
+    1 for the same word or lemma key ("vouloir"/"voudrais"); else the closer
+    of their phonemes and their lemma keys' spelling ("boulanzerie" is 0.88
+    from "boulangerie").
+    """
+    near = _closeness(heard, meant, floor)
+    return near if near >= floor else 0.0
+
+
+SHORT = 3
+"""Sounds this short must be the same: one phoneme apart, "fait" is "faim" and "allé"."""
+KEY_LENGTH = 5
+"""Lemma keys are compared by spelling only from this length ("fait"/"faim" are not close)."""
+
+
+@lru_cache(maxsize=50_000)
+def _closeness(heard: Word, meant: Word, floor: float) -> float:
+    # Cached: a session's utterances repeat words, and each is compared with
+    # every distinct word of the book.
+    if heard.text == meant.text or heard.key == meant.key:
+        return 1.0
+    sound = 0.0
+    # The words as said, and the infinitive a patient says for a conjugated verb.
+    for a, b in {(heard.phon, meant.phon), (heard.phon, meant.lemma_phon)}:
+        if max(len(a), len(b)) > SHORT:
+            sound = max(sound, edit_similarity(a, b, floor))
+    spelling = 0.0
+    if min(len(heard.key), len(meant.key)) >= KEY_LENGTH:
+        spelling = edit_similarity(heard.key, meant.key, floor)
+    return max(sound, spelling)
+
+
+@dataclass(frozen=True)
+class _Lexical:
+    sentence: int
+    score: float
+
+
+SPAN = 3
+"""Longest run of heard words compared as one sound with a sentence's word."""
+
+
+def _heard_units(heard: str) -> tuple[int, list[tuple[Word, tuple[int, ...]]]]:
+    """The heard content words, and what is compared with the book's words.
+
+    Each distinct content word, and each run of 2 to :data:`SPAN` consecutive
+    heard words as one sound: the recogniser splits a word it does not know
+    into words it knows ("café" heard as "qui a fait", "boulangerie" as
+    "boule en gerie"). Returns the number of heard content words and the units,
+    each with the content words it accounts for.
+    """
+    spoken = sentence_words(heard)
+    said: dict[str, int] = {}
+    for w in spoken:
+        if is_content(w):
+            said.setdefault(w, len(said))
+    units: list[tuple[Word, tuple[int, ...]]] = [(word(w), (i,)) for w, i in said.items()]
+    for start in range(len(spoken)):
+        for n in range(2, SPAN + 1):
+            run = spoken[start : start + n]
+            if len(run) < n:
+                break
+            sound = "".join(word(w).phon for w in run)
+            covered = tuple(dict.fromkeys(said[w] for w in run if w in said))
+            units.append((Word(" ".join(run), "", sound, sound), covered))
+    return len(said), units
+
+
+def lexical_scores(
+    index: BookIndex, heard: str, settings: MatchSettings = DEFAULT_SETTINGS
+) -> list[_Lexical]:
+    """Every sentence sharing a word with ``heard``, best lexical score first.
+
+    Score: the weighted share of the sentence's content words found in what
+    was heard (each by its best similarity), less ``extra_penalty`` times the
+    share of heard content words the sentence does not account for. Cost: one
+    similarity per (heard unit, distinct book content word), most of them
+    stopped by the lengths alone.
+    """
+    count, units = _heard_units(heard)
+    if not count:
+        return []
+    # best[s][position] = best similarity of a heard unit to that content word;
+    # explained[s][h] = how well sentence s accounts for heard content word h.
+    best: dict[int, list[float]] = {}
+    explained: dict[int, list[float]] = {}
+    for v, meant in enumerate(index.vocabulary):
+        sims = [similarity(unit, meant, settings.similar) for unit, _ in units]
+        top = max(sims)
+        if top == 0.0:
+            continue
+        for s, position in index.postings[v]:
+            row = best.setdefault(s, [0.0] * len(index.sentences[s].content))
+            row[position] = max(row[position], top)
+            ex = explained.setdefault(s, [0.0] * count)
+            for (_, covered), sim in zip(units, sims, strict=True):
+                for h in covered:
+                    ex[h] = max(ex[h], sim)
+    out = []
+    for s, row in best.items():
+        weights = index.sentences[s].weights
+        coverage = sum(w * r for w, r in zip(weights, row, strict=True)) / sum(weights)
+        missing = sum(1.0 - e for e in explained[s]) / count
+        out.append(_Lexical(s, max(0.0, coverage - settings.extra_penalty * missing)))
+    out.sort(key=lambda x: (-x.score, x.sentence))
+    return out
+
+
+# ----- acoustic check ---------------------------------------------------------------
+@dataclass(frozen=True)
+class AcousticCheck:
+    """Forced-decoding scores (mean log-probability per token) of the few best candidates.
+
+    Attributes:
+        full: per candidate, its full sentence's score.
+        telegraphic: per candidate, its telegraphic form's score.
+        transcript: the free transcript's (None when nothing was heard).
+        seconds: time spent scoring.
+    """
+
+    full: tuple[float, ...]
+    telegraphic: tuple[float, ...]
+    transcript: float | None = None
+    seconds: float = 0.0
+
+    @property
+    def scores(self) -> tuple[float, ...]:
+        """Per candidate, its full sentence's score or its telegraphic form's if better."""
+        return tuple(max(f, t) for f, t in zip(self.full, self.telegraphic, strict=True))
+
+
+def acoustic_check(
+    recognizer: Scorer,
+    audio: AudioClip | EncodedAudio,
+    index: BookIndex,
+    sentences: Sequence[int],
+    heard: str,
+) -> AcousticCheck:
+    """Score the recording against the candidates (full and telegraphic) and the transcript.
+
+    One batch of forced decodings on ``audio`` (its encoder output when it is
+    one, or cached by an ``EncodeOnce`` recogniser).
+    """
+    start = time.perf_counter()
+    forms = [
+        (as_sentence(index.book.phrases[s].text), index.sentences[s].telegraphic) for s in sentences
+    ]
+    own = heard.strip()
+    texts = [*(f for pair in forms for f in pair), *([own] if own else [])]
+    scored = {
+        c.text: c.logprob_per_token for c in recognizer.score(audio, list(dict.fromkeys(texts)))
+    }
+    return AcousticCheck(
+        tuple(scored[full] for full, _ in forms),
+        tuple(scored[tele] for _, tele in forms),
+        scored.get(own),
+        time.perf_counter() - start,
+    )
+
+
+def decide(
+    lexical: Sequence[float],
+    check: AcousticCheck | None,
+    settings: MatchSettings = DEFAULT_SETTINGS,
+) -> tuple[int | None, list[float | None]]:
+    """Which candidate is a clear match (None: none), and each one's acoustic margin.
+
+    The candidate the recording fits best is clear when its lexical score
+    reaches the floor, it beats the other candidates by the margin, and it does
+    not fit the recording much worse than the free transcript (``transcript_gap``).
+
+    Args:
+        lexical: the candidates' lexical scores, best first.
+        check: their acoustic scores (None: no check ran, nothing is clear).
+        settings: thresholds.
+    """
+    if check is None or not lexical:
+        return None, [None] * len(lexical)
+    scores = check.scores
+    # A lone candidate has no other candidate to beat: its margin is reported
+    # against the transcript, not required.
+    lone = [] if check.transcript is None else [check.transcript]
+    margins: list[float | None] = []
+    for i, own in enumerate(scores):
+        others = [s for j, s in enumerate(scores) if j != i] or lone
+        margins.append(own - max(others) if others else None)
+    best = max(range(len(scores)), key=lambda i: (scores[i], lexical[i]))
+    margin = margins[best]
+    clear = (
+        lexical[best] >= settings.lexical_floor
+        and (len(scores) == 1 or margin is None or margin >= settings.margin)
+        and (
+            settings.transcript_gap is None
+            or check.transcript is None
+            or scores[best] - check.transcript >= settings.transcript_gap
+        )
+    )
+    return (best if clear else None), margins
+
+
+# ----- the match ----------------------------------------------------------------------
+def match_phrases(
+    recognizer: Scorer,
+    heard: HeardUtterance,
+    book: PhraseBook,
+    *,
+    acoustic: bool = True,
+    settings: MatchSettings = DEFAULT_SETTINGS,
+) -> list[PhraseMatch]:
+    """Phrase-book sentences that may be meant, best first; the first is ``clear`` or none is.
+
+    Args:
+        recognizer: scores the recording against candidates; pass the view that
+            heard it (``practice.scoring.EncodeOnce``) to reuse its encoder output.
+        heard: the utterance (its transcript and the clip the recogniser heard).
+        book: the patient's sentences.
+        acoustic: False skips the acoustic check (nothing is then clear).
+        settings: thresholds.
+
+    Returns:
+        Up to ``settings.kept`` matches; empty when no sentence shares a word
+        with what was heard.
+
+    Raises:
+        AudioInputError: the clip cannot be scored (corrupt, too long).
+    """
+    if not book.phrases:
+        return []
+    start = time.perf_counter()
+    index = index_book(book)
+    text = heard.transcript.text
+    ranked = lexical_scores(index, text, settings)[: settings.kept]
+    if not ranked:
+        return []
+    checked = [r for r in ranked[: settings.candidates] if r.score >= settings.candidate_floor]
+    check = None
+    if acoustic and checked and heard.asr_clip.duration > 0:
+        sentences = [r.sentence for r in checked]
+        check = acoustic_check(recognizer, heard.asr_clip, index, sentences, text)
+    clear, margins = decide([r.score for r in checked], check, settings)
+    order = list(range(len(ranked)))
+    if clear is not None:
+        order.remove(clear)
+        order.insert(0, clear)
+    matches = [
+        PhraseMatch(
+            book.phrases[ranked[i].sentence],
+            round(ranked[i].score, 4),
+            None if i >= len(margins) or margins[i] is None else round(margins[i] or 0.0, 4),
+            clear=i == clear,
+        )
+        for i in order
+    ]
+    _LOGGER.info(
+        "phrase book (%d sentences): %r -> %s in %.0f ms",
+        len(book),
+        text,
+        f"clear {matches[0].phrase.text!r}" if clear is not None else "no clear match",
+        1000 * (time.perf_counter() - start),
+    )
+    return matches
