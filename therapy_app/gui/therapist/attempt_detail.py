@@ -23,7 +23,7 @@ from therapy_app.audio.wavio import read_wav
 from therapy_app.exports.labels import exercise_label
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import set_role, show_status
 from therapy_app.gui.therapist.transcript_editor import (
     AttemptView,
     TranscriptEditor,
@@ -402,9 +402,7 @@ class AttemptDetail(QWidget):
         self.back_requested.emit()
 
     def _show_status(self, text: str, role: str = "muted") -> None:
-        set_role(self.status, role)
-        self.status.setText(text)
-        self.status.setVisible(bool(text))
+        show_status(self.status, text, role)
         if text:
             self.message_shown.emit(text)
 

@@ -30,7 +30,7 @@ from therapy_app.exports.custom_lists import (
 )
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.exports_panel import documents_folder, file_slug
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import set_role, show_status
 from therapy_app.naming.bank import default_bank
 from therapy_app.practice.naming_plan import own_pictures
 from therapy_app.storage import Patient, SessionRepository
@@ -316,6 +316,4 @@ class CustomListPanel(QGroupBox):
         self.failed.emit(message)
 
     def _show_status(self, text: str, role: str = "muted") -> None:
-        set_role(self.status, role)
-        self.status.setText(text)
-        self.status.setVisible(bool(text))
+        show_status(self.status, text, role)

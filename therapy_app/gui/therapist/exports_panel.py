@@ -32,7 +32,7 @@ from therapy_app.exports.report_data import ReportData
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.charts import ALL_EXERCISES
 from therapy_app.gui.therapist.report_pdf import write_report_pdf
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import set_role, show_status
 from therapy_app.storage import Patient, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
@@ -220,9 +220,7 @@ class ExportPanel(QWidget):
         return _to_date(self.start_date.date()), _to_date(self.end_date.date())
 
     def _show_status(self, text: str, role: str = "muted") -> None:
-        set_role(self.status, role)
-        self.status.setText(text)
-        self.status.setVisible(bool(text))
+        show_status(self.status, text, role)
 
     # -- dialogs ----------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.formatting import short_datetime
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import set_role, show_status
 from therapy_app.practice import catalogue
 from therapy_app.storage import Patient, SessionRepository
 from therapy_app.storage.programs import PatientChange
@@ -318,6 +318,4 @@ class PatientPanel(QWidget):
         self.failed.emit(message)
 
     def _show_status(self, text: str, role: str = "muted") -> None:
-        set_role(self.status, role)
-        self.status.setText(text)
-        self.status.setVisible(bool(text))
+        show_status(self.status, text, role)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import set_role, show_status
 from therapy_app.phrases.book import BookEntry, book_entries, give_back
 from therapy_app.phrases.model import Gender, PhraseSource
 from therapy_app.storage import Patient, SessionRepository
@@ -279,6 +279,4 @@ class PhraseBookPanel(QGroupBox):
         self.failed.emit(message)
 
     def _show_status(self, text: str, role: str = "muted") -> None:
-        set_role(self.status, role)
-        self.status.setText(text)
-        self.status.setVisible(bool(text))
+        show_status(self.status, text, role)

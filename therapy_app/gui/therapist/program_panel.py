@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from therapy_app.exercises import ExerciseContent, default_content
 from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import set_role, show_status
 from therapy_app.practice import catalogue
 from therapy_app.storage import Patient, SessionRepository
 from therapy_app.storage.programs import (
@@ -300,6 +300,4 @@ class ProgramPanel(QWidget):
         self.failed.emit(message)
 
     def _show_status(self, text: str, role: str = "muted") -> None:
-        set_role(self.status, role)
-        self.status.setText(text)
-        self.status.setVisible(bool(text))
+        show_status(self.status, text, role)

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from therapy_app.errors import TherapyAppError
 from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import set_role, show_status
 from therapy_app.gui.therapist.voice_recording import AudioProvider
 from therapy_app.phrases.model import Script, ScriptTurn, Speaker
 from therapy_app.practice import cues
@@ -614,9 +614,7 @@ class ScriptEditor(QGroupBox):
         self.failed.emit(message)
 
     def _show_status(self, text: str, role: str = "muted") -> None:
-        set_role(self.status, role)
-        self.status.setText(text)
-        self.status.setVisible(bool(text))
+        show_status(self.status, text, role)
 
 
 _SUGGESTED_START = (

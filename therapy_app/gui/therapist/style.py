@@ -7,7 +7,7 @@ import logging
 from types import ModuleType
 
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -105,3 +105,10 @@ def set_role(widget: QWidget, role: str) -> None:
     widget.setProperty("role", role)
     widget.style().unpolish(widget)
     widget.style().polish(widget)
+
+
+def show_status(label: QLabel, text: str, role: str = "muted") -> None:
+    """A panel's status line: ``text`` in ``role`` (``muted``, ``error``...), hidden when empty."""
+    set_role(label, role)
+    label.setText(text)
+    label.setVisible(bool(text))
