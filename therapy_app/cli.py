@@ -459,7 +459,7 @@ def _record(services: SpeechServices, say: Callable[[str], None] = _out) -> Audi
     return captured.clip
 
 
-# -- a patient's personal voice (issue 26) ------------------------------------------
+# -- a patient's personal voice ------------------------------------------
 
 
 @contextlib.contextmanager
@@ -588,7 +588,7 @@ MAX_PASSPHRASE_FILE_BYTES = 4096
 
 def _readable_passphrase(passphrase: str, source: str) -> str:
     # Bytes that are not UTF-8 (environment, terminal) reach Python as lone
-    # surrogates, which the key derivation cannot encode (issue 24, item 5).
+    # surrogates, which the key derivation cannot encode.
     if any("\udc80" <= char <= "\udcff" for char in passphrase):
         raise TherapyAppError(
             f"Le mot de passe {source} contient des caractères illisibles.",
@@ -649,7 +649,7 @@ def _cmd_backup(args: argparse.Namespace) -> int:
             "Exemple : therapy-app backup /media/cle-usb",
         )
     # Checked here, before create_backup, which would replace any file (even
-    # the live database) with the archive: issue 24, item 1.
+    # the live database) with the archive.
     target = backup_target(args.destination, force=args.force)
     with SessionRepository(check_integrity=False) as repository:
         passphrase = _passphrase(args, confirm=True) if args.encrypt else None
@@ -877,7 +877,7 @@ def _tolerant_streams() -> None:
     """Printing French never fails (``PYTHONIOENCODING=ascii``, a Latin-1 console).
 
     Python's stdout is strict: the first "é" used to end the command with a
-    UnicodeEncodeError traceback (issue 24, item 5).
+    UnicodeEncodeError traceback.
     """
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
@@ -897,7 +897,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if argv is None:  # a real command line, not a test calling main() in-process
         # Library warnings (numpy, onnxruntime) are English developer notes:
-        # into the log, shown with -v only (issue 24, item 6).
+        # into the log, shown with -v only.
         logging.captureWarnings(True)
         if not args.verbose:
             logging.getLogger("py.warnings").setLevel(logging.ERROR)

@@ -175,7 +175,7 @@ def _no_pulse_folders_in_home() -> Iterator[None]:
     Listing devices initialises PortAudio, whose ALSA ``pulse`` plugin starts
     a PulseAudio client. Without ``XDG_RUNTIME_DIR`` (ssh, cron, a container)
     that client creates ``~/.config/pulse/<machine-id>-runtime``, a link to a
-    new ``/tmp/pulse-*`` folder, even when no server runs (issue 24, item 6).
+    new ``/tmp/pulse-*`` folder, even when no server runs.
     If no PulseAudio server can be reached through that folder because it does
     not exist yet, the client is pointed at a temporary runtime folder for the
     probe: it finds the same (no) server and leaves the home folder alone.

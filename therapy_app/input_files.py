@@ -25,7 +25,7 @@ _BAD_PATH = (errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP, errno.EINVAL)
 
 # A named pipe (FIFO) given as an input used to block the reader forever (and
 # with it the GUI's only database worker), and /dev/zero filled memory at
-# gigabytes per second (issue 24, item 4). Every input file (WAV files, the
+# gigabytes per second. Every input file (WAV files, the
 # backup passphrase file, custom-list imports, model descriptions) goes
 # through open_regular: opened without blocking, checked with fstat to be a
 # regular file within the caller's size limit, then read no further.
@@ -178,7 +178,7 @@ def parse_json(text: str) -> object:
     """``json.loads`` that reports every malformed input as a ValueError.
 
     A document nested some thousands of levels deep makes the decoder raise
-    RecursionError, which is not a ValueError (issue 24, item 5).
+    RecursionError, which is not a ValueError.
 
     Raises:
         ValueError: not JSON, or nested too deeply.

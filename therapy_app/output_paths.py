@@ -11,7 +11,7 @@ from therapy_app.errors import TherapyAppError
 
 # `speak bonjour -o <data folder>/therapy_app.sqlite3` used to replace the live
 # database with a WAV file, and `backup` to replace it with the archive while
-# reporting success (issue 24, item 1). Every command-line option that writes
+# reporting success. Every command-line option that writes
 # (speak -o, backup, loop --output-dir) checks its target here: nothing goes
 # into the data folder or under it (resolved through links), an existing file
 # is replaced only with --force, and missing folders are created 0700 whatever

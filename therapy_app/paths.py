@@ -84,7 +84,7 @@ def ensure_dir(path: Path) -> Path:
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
-"""Health data is readable by its owner only (issue 11, item 6)."""
+"""Health data is readable by its owner only."""
 
 
 def make_private(path: Path) -> None:
@@ -165,7 +165,7 @@ def ensure_private_dir(path: Path) -> Path:
     An existing folder is made private only inside the app's data folder (a
     recordings folder an older version created 0755). Anywhere else (the
     folder of a backup on a USB stick, ``/tmp``) it is left as it is: the app
-    must not change the permissions of folders that are not its own (issue 24).
+    must not change the permissions of folders that are not its own.
 
     Returns:
         ``path``.
@@ -214,7 +214,7 @@ def ensure_data_dir(path: Path) -> Path:
 
     ``THERAPY_APP_DATA_DIR`` may name any folder. The app used to make it 0700
     whatever it was, dropping the sticky bit of a shared folder such as
-    ``/tmp`` (issue 24, item 2). Now an existing folder is refused when it is
+    ``/tmp``. Now an existing folder is refused when it is
     the root, the home folder itself, someone else's, or shared (sticky bit,
     or writable by everyone and holding other files). It is made private only
     when it holds nothing but the app's data, such as the database an older

@@ -1,6 +1,6 @@
 """The optional personal-voice pack: torch, the trainer and its weights, for a child process.
 
-Adapting the recogniser to a patient's voice (issue 26) trains with torch, which
+Adapting the recogniser to a patient's voice trains with torch, which
 practice never imports: ``python -m therapy_voice adapt`` runs in a process of
 its own. The installers ship what it needs as an optional pack:
 

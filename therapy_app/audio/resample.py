@@ -20,7 +20,7 @@ _ROLLOFF = 0.94
 _STEP_ENTRIES = 1 << 20
 # Largest polyphase table kept in memory (phases x taps). A table has one row
 # per output phase, i.e. ``to_rate / gcd`` rows: 1 for 48 -> 16 kHz, but 16,000
-# for 384,001 -> 16 kHz (635 MB while it was built, issue 11 item 2). Above
+# for 384,001 -> 16 kHz (635 MB while it was built). Above
 # this size the weights of each step are computed for its outputs only.
 _MAX_TABLE_ENTRIES = 1 << 20
 MAX_RATE = 768_000

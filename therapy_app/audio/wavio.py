@@ -22,7 +22,7 @@ _LOGGER = logging.getLogger(__name__)
 
 MAX_DURATION_S = 600.0  # longer recordings are refused: exercises last seconds, not hours
 # Plausible recording rates. A header is 44 bytes that anyone can write: 384,001 Hz
-# or 4,294,967,295 Hz used to size the resampler's filter table (issue 11, item 2).
+# or 4,294,967,295 Hz used to size the resampler's filter table.
 MIN_SAMPLE_RATE = 4_000
 MAX_SAMPLE_RATE = 192_000
 MAX_CHANNELS = 8
@@ -339,7 +339,7 @@ def read_wav(path: str | os.PathLike[str], max_duration_s: float = MAX_DURATION_
             (zero samples), non-finite or too long.
     """
     path = Path(path)
-    # A regular file only: a FIFO used to block here forever (issue 24, item 4).
+    # A regular file only: a FIFO used to block here forever.
     # No size cap: the header's duration is checked and samples are read in blocks.
     handle, size = open_regular(path, "le fichier audio", max_bytes=None, error=AudioInputError)
     try:

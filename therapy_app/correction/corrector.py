@@ -263,7 +263,7 @@ class Corrector:
         start = time.perf_counter()
         c = self.config
         # Length first: the vocabulary check below costs milliseconds a word, so
-        # 13,500 words took 76 s before being found too long (issue 24, item 4).
+        # 13,500 words took 76 s before being found too long.
         # Every word is at least one token, and spelling numbers out only adds words.
         words = len(normalize_text(text).split())
         if words + 1 > c.max_src_tokens:
@@ -271,7 +271,7 @@ class Corrector:
         check = check_input(text)
         if check.refusal is not None:
             # A fluent sentence invented from input the model cannot read would be
-            # shown to the patient as what they meant: say so instead (issue 11).
+            # shown to the patient as what they meant: say so instead.
             _LOGGER.info("not corrected (%s): %r", check.code, text)
             return Correction(
                 source=normalize_text(text), best="", provider=self.provider, refusal=check.refusal

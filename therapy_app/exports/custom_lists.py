@@ -8,7 +8,7 @@ The file holds no patient name: only the items. Format::
                   "turns": [{"speaker": "partner", "text": "Bonjour !"}, ...]}],
      "phrase_removals": ["Il fait beau."]}
 
-Version 2 (issue 27) added the patient's dialogue scripts and the sentences
+Version 2 added the patient's dialogue scripts and the sentences
 the therapist took out of their phrase book; a file without either is still
 written as version 1, which older installations read. Version-1 files are read
 as before (no scripts, no removals).
@@ -150,7 +150,7 @@ def _visible(text: str) -> str:
 
     Zero-width spaces, joiners, byte-order marks and bidirectional marks
     (category Cf) and control characters (Cc) display as nothing: an item
-    made only of them looked empty in the list (issue 24, item 6).
+    made only of them looked empty in the list.
     """
     kept = "".join(c for c in text if unicodedata.category(c) not in ("Cf", "Cc") or c.isspace())
     return " ".join(kept.split())

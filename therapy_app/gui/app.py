@@ -44,7 +44,7 @@ class _MissingQtFrench(QTranslator):
 
     The file dialog's labels keep their shortcut marks ("&Look in:", "Files
     of &type:") and the shipped file only has them without: they stayed
-    English in every non-native file dialog (issue 25).
+    English in every non-native file dialog.
     """
 
     TEXTS = {
@@ -66,7 +66,7 @@ def install_french(app: QApplication) -> bool:
     """Qt's own texts in French (file dialogs, context menus, date pickers).
 
     The app's texts are written in French; Qt's built-in dialogs would
-    otherwise speak English (issue 10). Qt's ``qtbase_fr.qm`` ships with
+    otherwise speak English. Qt's ``qtbase_fr.qm`` ships with
     PySide6.
 
     Returns:

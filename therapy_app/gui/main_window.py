@@ -113,7 +113,7 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         # Qt appends the application's display name to a title that does not
-        # end with it: ending with it shows the name once (issue 25).
+        # end with it: ending with it shows the name once.
         self.setWindowTitle(WINDOW_TITLE)
         self._placed = False
         self.resize(PREFERRED_SIZE)
@@ -128,7 +128,7 @@ class MainWindow(QMainWindow):
         self.therapist: TherapistArea | None = None
         self.todays = TodaysProgram(repository, self.runner, settings, self)
         self._auto_skip = True
-        # The chosen patient's engines with their personal voice model (issue 26).
+        # The chosen patient's engines with their personal voice model.
         self._voice: tuple[int, SpeechServices] | None = None
         self._voice_pending = False
 
@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
         )
         # Never focused (Escape does it, shown on it): a key meant for the
         # exercise must not leave it while the exercise's own buttons are
-        # disabled (issue 10: Space on "Retour" while the engines worked).
+        # disabled (Space on "Retour" while the engines worked).
         self.back_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.title = label("", "title", wrap=False)
         self.patient_box = QHBoxLayout()
@@ -385,7 +385,7 @@ class MainWindow(QMainWindow):
     def _next_program_exercise(self) -> None:
         planned = self.todays.next()
         if planned is not None:
-            # Shown and said before its first item (issue 25: the switch was silent).
+            # Shown and said before its first item (the switch was silent).
             self._open_exercise(planned.kind, planned.settings, self.todays.announcement(planned))
             return
         self.show_chooser()
@@ -410,7 +410,7 @@ class MainWindow(QMainWindow):
             self.banner.show_notice(" ".join(services.notices))
         self.services_ready.emit()
 
-    # ----- the patient's personal voice (issue 26) -----------------------------------
+    # ----- the patient's personal voice -----------------------------------
     def _practice_services(self) -> SpeechServices | None:
         """The engines a session of the chosen patient uses (None until they are ready)."""
         services = self.services
@@ -462,9 +462,9 @@ class MainWindow(QMainWindow):
         if self.patient is None:
             return None
         self.todays.stop()
-        # The patient's own pause tolerance ends their recordings (issue 10);
+        # The patient's own pause tolerance ends their recordings;
         # the program's voice rate applies to every exercise, and the patient's
-        # own words and sentences come first there too (issue 25).
+        # own words and sentences come first there too.
         return self._open_exercise(kind, self.todays.settings_for(self.patient, kind))
 
     def _open_exercise(

@@ -30,7 +30,7 @@ RESTORED = "#0b6b3a"  # restored words: green, underlined
 CHANGED = "#0b4f9c"  # changed words: blue, underlined
 MUTED = "#444444"
 BORDER = "#5a6470"
-# Focus (issue 10: the amber ring was 1.6:1 on white). As in the GOV.UK design
+# Focus (the amber ring was 1.6:1 on white). As in the GOV.UK design
 # system, the focused control turns yellow inside a black ring: the ring stands
 # out from any page colour (>= 3:1, WCAG 1.4.11) and the yellow from any fill.
 FOCUS_RING = "#000000"  # 21:1 on white, 3.2:1 on the red record button

@@ -280,7 +280,7 @@ def guard_wheel(root: QWidget) -> int:
     """Spin boxes and drop-downs under ``root`` take wheel events only when focused.
 
     Scrolling a long form with the wheel changed whichever value passed under
-    the pointer (issue 25). Each one gets ``Qt.StrongFocus`` (the wheel does
+    the pointer. Each one gets ``Qt.StrongFocus`` (the wheel does
     not focus it) and, unfocused, passes the wheel to the scrolled page.
 
     Returns:

@@ -1,1 +1,1 @@
-"""The patient's phrase book (issue 27): their own sentences, matched in free speech."""
+"""The patient's phrase book: their own sentences, matched in free speech."""

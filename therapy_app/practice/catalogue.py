@@ -83,7 +83,7 @@ CATALOGUE: tuple[ExerciseInfo, ...] = (
         has_categories=True,
         uses_custom_items=True,
     ),
-    # Script training (issue 27): the patient's own dialogues, written by the
+    # Script training: the patient's own dialogues, written by the
     # therapist; their lines are the patient's own items already.
     ExerciseInfo(
         ExerciseKind.SCRIPT,

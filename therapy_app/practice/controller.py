@@ -173,7 +173,7 @@ class PracticeController:
 
         A list exercise records only once its item is on screen: never before
         the first picture arrives, during a program's announcement, or after
-        the list's end (issue 25: an answer scored against a picture not seen).
+        the list's end (an answer scored against a picture not seen).
         """
         state = self.state
         if state is State.RECORDING:
@@ -281,7 +281,7 @@ class PracticeController:
             return self._script.next()
         if self.kind is not ExerciseKind.FREE_SPEECH and self._tries.item is None:
             return False  # nothing on screen yet (or the list's summary)
-        # "Suivant" while a cue is said moves on at once (issue 25: S was ignored,
+        # "Suivant" while a cue is said moves on at once (S was ignored,
         # and the next answer was scored against the old item).
         self._voice.interrupt()
         self.items_done += 1

@@ -44,7 +44,7 @@ def repetition_cue(sentence: str, level: int, slow_start: bool = False) -> Cue:
         return Cue(0, "Écoutez, puis répétez.", sentence, sentence, rate)
     if level == 1:
         # "Plus lentement" must be heard: slower than level 0 whatever its pace
-        # (free speech starts slow; issue 10).
+        # (free speech starts slow).
         rate = SLOWER_RATE_WPM if slow_start else SLOW_RATE_WPM
         return Cue(1, "Écoutez encore, plus lentement.", sentence, sentence, rate)
     if level == 2:

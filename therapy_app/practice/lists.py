@@ -84,7 +84,7 @@ class ItemLists:
             )
             return
         if self._kind is ExerciseKind.REPETITION and self._settings.resume:
-            # Pick up where the patient stopped last time (issue 10), read on
+            # Pick up where the patient stopped last time, read on
             # the database worker; the first list's first sentence otherwise.
             self._machine.submit(
                 resume.repetition_resume_point,
@@ -202,12 +202,12 @@ class ItemLists:
         self.finished = False
         item = self.list.select(index)
         self._results.setdefault(index, False)
-        self._listening.last_clip = None  # "Ma voix" on a new item: nothing yet (issue 10)
+        self._listening.last_clip = None  # "Ma voix" on a new item: nothing yet
         length = self.session_length
         if length is None:
             number, total = index + 1, len(self.list)
         else:
-            # The counter tells the truth about today's session (issue 25).
+            # The counter tells the truth about today's session.
             number, total = min(self._items_done() + 1, length), length
         presented = ItemPresented(
             self._kind,
@@ -233,7 +233,7 @@ class ItemLists:
         self.present(index + 1)
 
     def _finish(self) -> None:
-        # A summary, then the patient chooses to start again (issue 25): no
+        # A summary, then the patient chooses to start again: no
         # silent restart, no item on screen that an answer could be scored against.
         results = self._results
         self._results = {}

@@ -1,6 +1,6 @@
 """Script practice: a dialogue line by line, the partner's said by the voice, the patient's judged.
 
-Script training (issue 27; Cherney's AphasiaScripts) practises a short
+Script training (Cherney's AphasiaScripts) practises a short
 dialogue the patient needs in everyday life until its lines come
 automatically. The patient picks one of their dialogues (the bundled examples
 when the therapist wrote none); each partner line is shown and said by the

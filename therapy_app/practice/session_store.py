@@ -42,7 +42,7 @@ class SessionStore:
     open: leaving an exercise must not lose the patient's last try.
 
     When the database is locked longer than its busy timeout (another program
-    holds it), nothing is thrown away (issue 11, item 3): the session and the
+    holds it), nothing is thrown away: the session and the
     attempts go to the repository's on-disk queue and are written when the
     database is free again (the next save, the end of the session, or the
     next start-up). While anything of this session waits, a save waits for

@@ -29,7 +29,7 @@ def create_therapist(db: Database, username: str, password: str, now: datetime) 
 
     There is one account, created on first run: afterwards nobody can add a
     second one through the API (an unauthenticated screen could otherwise
-    make itself an account and read every patient; issue 11, item 9). The
+    make itself an account and read every patient). The
     check and the insert share one write transaction, so two first-run
     windows cannot both create one.
 
@@ -115,7 +115,7 @@ def verify_therapist(
 
     Failures are counted per typed username whether or not the account
     exists, and an unknown username costs the same scrypt time: neither the
-    lockout nor the timing tells which usernames exist (issue 11, item 9). A
+    lockout nor the timing tells which usernames exist. A
     hash made with a lower scrypt cost than :data:`passwords.SCRYPT_N` is
     replaced on the first successful login.
 

@@ -6,7 +6,7 @@ database and the files under ``recordings/``, ``pending/`` and, from format 2,
 ``voice/`` (each patient's personal-voice folder). A restore
 reads it as hostile input: every value of the manifest has its type checked,
 every name must be a plain relative path that no other name turns into a
-folder, and the unpacked size is bounded before a byte is written (issue 24).
+folder, and the unpacked size is bounded before a byte is written.
 """
 
 from __future__ import annotations

@@ -32,12 +32,12 @@ _COMPANION_SUFFIXES = ("", "-wal", "-shm", "-journal", ".lock")
 def refuse_symlinks(path: Path) -> None:
     """Refuse a database file (or journal, or lock file) that is a symbolic link.
 
-    SQLite follows a link, even a dangling one, and creates the database, its
-    journal and its WAL at the link's target, outside the data folder
-    (issue 24, item 3). The data folder itself may be a link; its files may not.
+     SQLite follows a link, even a dangling one, and creates the database, its
+     journal and its WAL at the link's target, outside the data folder
+    . The data folder itself may be a link; its files may not.
 
-    Raises:
-        StorageUnavailableError: one of the files is a link (French message).
+     Raises:
+         StorageUnavailableError: one of the files is a link (French message).
     """
     for suffix in _COMPANION_SUFFIXES:
         candidate = path.with_name(path.name + suffix)
@@ -127,7 +127,7 @@ def _create_private(path: Path) -> None:
 
 
 def make_private_files(path: Path) -> None:
-    """Create the database file 0600, or tighten it and its journal files (issue 11, item 6).
+    """Create the database file 0600, or tighten it and its journal files.
 
     Failures are left for SQLite to report in French (missing or read-only
     folder): the permissions must never stop the data from being read.

@@ -118,7 +118,7 @@ class MaintenanceMixin:
         so does a temp file of an interrupted write, a database moved away, or
         a restore (the previous data's recordings stay in place). Opening the
         repository deletes the temp files whose writer is gone; complete files
-        are never deleted automatically (issue 24): a maintenance command can,
+        are never deleted automatically: a maintenance command can,
         after showing them.
         """
         return sorted(recording_files(self.data_dir) - self._referenced_recordings())

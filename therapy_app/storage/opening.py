@@ -26,7 +26,7 @@ READ_ONLY_NOTICE = (
     "Le dossier des données est en lecture seule : vous pouvez consulter les "
     "données, mais rien de nouveau ne peut être enregistré."
 )
-"""Shown while the app runs in read-only mode (issue 11, item 7)."""
+"""Shown while the app runs in read-only mode."""
 
 
 def is_writable(db_path: Path) -> bool:

@@ -2,7 +2,7 @@
 
 Another program (a backup tool, a second copy of the app, an antivirus) can
 hold the SQLite write lock longer than the busy timeout. The attempt must not
-be thrown away then (issue 11, item 3): its recording is already on disk, and
+be thrown away then: its recording is already on disk, and
 a small JSON journal file is written beside the others in
 ``<data dir>/pending/``, atomically (temporary file, fsync, rename, fsync of
 the folder), 0600. The queue is replayed when the database is free again and

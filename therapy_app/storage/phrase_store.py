@@ -34,7 +34,7 @@ def _editor(editor: str) -> str:
 
 
 class PhraseStore:
-    """Reads and writes what the phrase book keeps per patient (issue 27).
+    """Reads and writes what the phrase book keeps per patient.
 
     The sentences themselves live elsewhere: custom sentences in
     ``custom_items``, chosen ones in ``attempts.chosen_sentence`` (history, never

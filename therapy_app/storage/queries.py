@@ -36,7 +36,7 @@ _METRIC_SQL: dict[str, str] = {
     "accuracy": "AVG(a.accuracy)",
     "target_score": "AVG(a.target_score)",
     "success_rate": "AVG(a.success)",
-    # Naming (issue 12): the share of the session's pictures that were named at
+    # Naming: the share of the session's pictures that were named at
     # some cue level, and the mean cue level that led to success.
     "naming_accuracy": "CAST(COUNT(DISTINCT CASE WHEN a.kind = 'naming' AND a.success = 1"
     " THEN a.target_text END) AS REAL) / NULLIF(COUNT(DISTINCT CASE WHEN a.kind = 'naming'"
@@ -138,8 +138,8 @@ def session_history(db: Database, patient_id: int) -> list[SessionSummary]:
 def _readable_times(rows: list[sqlite3.Row], what: str) -> list[sqlite3.Row]:
     """The rows whose times can be read; the others are logged and left out.
 
-    One damaged row must not make a patient's whole history unreadable
-    (issue 11, item 7).
+     One damaged row must not make a patient's whole history unreadable
+    .
     """
     out = []
     for row in rows:

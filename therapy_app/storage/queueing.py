@@ -1,4 +1,4 @@
-"""The repository's side of the on-disk queue: save or queue attempts, replay them (issue 11)."""
+"""The repository's side of the on-disk queue: save or queue attempts, replay them."""
 
 from __future__ import annotations
 

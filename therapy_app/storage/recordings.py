@@ -49,7 +49,7 @@ def save_recording(
     file without a row), written by ``audio.wavio.write_wav`` (temp file,
     fsync, ``os.replace``, fsync of the folder), so it is either absent or
     complete after a crash. A complete recording is never deleted
-    automatically, even without a row (issue 24): see ``orphan_recordings``.
+    automatically, even without a row: see ``orphan_recordings``.
 
     Args:
         clip: the audio (float samples in [-1, 1], clipped beyond).
@@ -149,11 +149,11 @@ def remove_abandoned_temporary_files(
     """Delete half-written recordings (``.*.tmp``) whose writer died: nothing else, ever.
 
     ``write_wav`` writes a temporary file then renames it; a crash or a kill in
-    between leaves the temporary file forever (issue 11, item 9). One is
+    between leaves the temporary file forever. One is
     abandoned when the process id in its name is no longer running (POSIX),
     or when it is older than ``stale_age_s``; another copy of the app may be
     writing the others right now. A finished recording is never deleted here,
-    referenced or not (issue 24: the database may have been moved away or
+    referenced or not (the database may have been moved away or
     restored from a backup, and its recordings must be there when it returns).
 
     Args:

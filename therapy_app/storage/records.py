@@ -110,7 +110,7 @@ class Candidate:
         score: the corrector's mean log-probability per token, or for a
             phrase-book sentence the match's word coverage (0-1).
         source: "corrector", or "phrase" for a sentence of the patient's phrase
-            book; rows stored before issue 27 read as "corrector".
+            book; older rows, stored without one, read as "corrector".
     """
 
     text: str

@@ -161,7 +161,7 @@ class SessionRepository(QueueMixin, MaintenanceMixin, PatientAdminMixin):
                 raise
         # Only half-written temporary files of dead writers are deleted: a
         # finished recording never is, referenced or not (a database moved
-        # away or restored must find its recordings again, issue 24); those
+        # away or restored must find its recordings again); those
         # without a row are listed by orphan_recordings.
         try:
             self.removed_temporary_files = remove_abandoned_temporary_files(
@@ -169,11 +169,11 @@ class SessionRepository(QueueMixin, MaintenanceMixin, PatientAdminMixin):
             )
         except (OSError, StorageUnavailableError):
             _LOGGER.warning("temporary recordings not cleaned", exc_info=True)
-        # Attempts queued while the database was locked (issue 11, item 3).
+        # Attempts queued while the database was locked.
         self.replay_pending()
 
     def _open_read_only(self, check_integrity: bool) -> None:
-        """Open for viewing only: a read-only folder or disk (issue 11, item 7)."""
+        """Open for viewing only: a read-only folder or disk."""
         if not self.db_path.is_file():
             raise opening.read_only_missing(self.db_path)
         self._db = connect(self.db_path, read_only=True)

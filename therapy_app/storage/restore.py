@@ -9,7 +9,7 @@ the data folder (same disk: the switch is renames only); the database is
 migrated and its restore logged there. Then, with the app closed and the
 start-up lock held, :func:`restore_switch.switch_in` moves the current data
 aside and the new data in, undoing every step on any failure. Recordings
-are never deleted or overwritten (issue 24). The patients' voice folders
+are never deleted or overwritten. The patients' voice folders
 (``voice/``) come back with the database they belong to: every file of the
 backup's is staged, like the queue's, whatever is in place now.
 

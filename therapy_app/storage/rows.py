@@ -47,7 +47,7 @@ class DamagedRowError(ValueError):
     """A row cannot be read at all (its time or its identity is unreadable).
 
     Lists skip such a row (and log it) instead of failing as a whole: one
-    damaged row must not hide a patient's whole history (issue 11, item 7).
+    damaged row must not hide a patient's whole history.
     """
 
 
@@ -229,7 +229,7 @@ def _candidates(text: str | None) -> list[Candidate]:
         Candidate(
             text=str(c["text"]),
             score=float(c["score"]),
-            source=str(c.get("source", "corrector")),  # rows before issue 27 have none
+            source=str(c.get("source", "corrector")),  # older rows have none
         )
         for c in found
     ]

@@ -149,7 +149,7 @@ def m003_patient_pause_tolerance(db: Database) -> None:
 
 @MIGRATIONS()
 def m004_queue_verdicts_throttle_backups(db: Database) -> None:
-    """v4 (issues 10 and 11): replay ids, audited verdicts, login throttle, backup log.
+    """v4: replay ids, audited verdicts, login throttle, backup log.
 
     * ``sessions.client_uuid`` / ``attempts.client_uuid``: ids given before the
       row exists, so that an attempt queued on disk while the database was
@@ -222,7 +222,7 @@ _KIND_LISTS = {
 
 @MIGRATIONS()
 def m005_naming(db: Database) -> None:
-    """v5 (issue 12): the picture-naming exercise, kind ``naming``.
+    """v5: the picture-naming exercise, kind ``naming``.
 
     The exercise kind is a CHECK constraint of three tables. SQLite cannot
     alter a constraint, and rebuilding the tables is not possible here: the
@@ -274,7 +274,7 @@ def _position(name: str) -> int:
 
 @MIGRATIONS()
 def m006_programs(db: Database) -> None:
-    """Issue 12: therapist-set programs, custom lists, archived patients, recovery code.
+    """Therapist-set programs, custom lists, archived patients, recovery code.
 
     * ``patients.archived_at``: an archived patient is hidden from the
       patient start screen; history stays, and the therapist can restore them.
@@ -331,7 +331,7 @@ def m006_programs(db: Database) -> None:
 
 @MIGRATIONS()
 def m007_custom_pictures(db: Database) -> None:
-    """Issue 12: a custom word may show a picture of the naming set ("Médor" with the dog).
+    """A custom word may show a picture of the naming set ("Médor" with the dog).
 
     ``custom_items.picture`` holds the picture's id in ``resources/naming/bank.json``
     ("" for none); an id a later bank lacks just shows no picture.
@@ -369,7 +369,7 @@ def _widen_kinds(db: Database, name: str, kinds: tuple[str, ...], added: str) ->
 
 @MIGRATIONS()
 def m008_phrase_book_scripts(db: Database) -> None:
-    """Issue 27: the patient's gender, the phrase book's removals, scripts, kind ``script``.
+    """The patient's gender, the phrase book's removals, scripts, kind ``script``.
 
     * ``patients.gender``: ``'f'``, ``'m'`` or ``''`` (not said); chooses the
       agreement of first-person sentences ("je suis allée").

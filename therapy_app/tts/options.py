@@ -19,7 +19,7 @@ MAX_PAUSE_MS = 1_000
 
 MAX_TEXT_CHARS = 1000
 """Longest text spoken in one call: ~90 s of speech at 140 wpm, synthesised in
-~0.3 s. A 20,000-word text took 2 GB and two minutes (issue 24, item 4);
+~0.3 s. A 20,000-word text took 2 GB and two minutes;
 therapy sentences are a few dozen characters."""
 
 _TAG = re.compile(r"<[^<>]*>")
@@ -76,7 +76,7 @@ def clean_markup(text: str) -> str:
     Pico reads what it cannot parse as a tag aloud: a stray ``<break`` or ``>``
     was spoken as words, and its other tags (``<speed>``, ``<pitch>``, an
     unclosed one changing the rest of the text) are no part of the app's
-    speech (issue 24, item 6). Every other complete tag, and every lone angle
+    speech. Every other complete tag, and every lone angle
     bracket ("3 < 4"), becomes a space; an unfinished tag is refused rather
     than guessed at.
 

@@ -21,7 +21,7 @@ CONTEXT = 64  # samples of the previous window the model expects in front of eac
 WINDOW_S = WINDOW / SAMPLE_RATE
 # Segmentation of an utterance (Silero's rules): shorter bursts are not speech,
 # shorter gaps do not split it. The streaming end-of-speech detector starts an
-# utterance by the same rules (issue 25), so that the microphone never gives up
+# utterance by the same rules, so that the microphone never gives up
 # on speech that hearing the same recording as a file would find.
 MIN_SPEECH_MS = 250
 MIN_SILENCE_MS = 300
@@ -322,7 +322,7 @@ class EndOfSpeechDetector:
     ``min_speech_ms``, windows between ``threshold - 0.15`` and ``threshold``
     and dips shorter than ``min_silence_ms`` included. The windows are those
     of the whole recording, so the probabilities are the same. Counting only
-    consecutive windows above ``threshold`` (as before issue 25) missed
+    consecutive windows above ``threshold`` (the old rule) missed
     speech whose probability hovers around it (a soft or telephone-quality
     voice: Armelle's "onze"): the recording then ran to the no-speech timeout
     and the app said it heard nothing, while the same recording judged as a

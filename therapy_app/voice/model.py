@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-# Where a training recording comes from. Only these sources are ever taught (issue 26):
+# Where a training recording comes from. Only these sources are ever taught:
 # a therapist's word (override, edited transcript, marked enrolment), an import the
 # therapist asked for, or a try accepted with a clear margin.
 Source = Literal["confirmed", "edited", "enrolment", "imported", "clear_margin"]

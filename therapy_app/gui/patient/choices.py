@@ -54,7 +54,7 @@ class ChoiceButton(QPushButton):
         # The height follows the sentence at the width given (one line, or
         # two for a long one), not a wrapped guess; the theme's minimum keeps
         # it a big target: three proposals and the record button fit a
-        # laptop screen (issue 25).
+        # laptop screen.
         layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         policy = self.sizePolicy()
         policy.setHeightForWidth(True)

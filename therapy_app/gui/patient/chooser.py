@@ -210,7 +210,7 @@ class ExerciseChooser(QWidget):
         """Put the keyboard focus on the first exercise (or "Réessayer" after an error).
 
         While the engines load, the page itself holds the focus: a key pressed
-        meanwhile lands on no button (issue 10: Space on "Retour").
+        meanwhile lands on no button (Space on "Retour").
         """
         if not self.isVisible():
             return  # a hidden page taking the focus would take it from the page shown

@@ -46,7 +46,7 @@ class FreeSpeechScreen(PracticeScreen):
         self._choice_rows: list[QWidget] = []
         self._chosen_proposal: Proposal | None = None
         # The question and what was heard share a line: with three proposals
-        # the record button still shows on a 768-pixel screen (issue 25).
+        # the record button still shows on a 768-pixel screen.
         top = QHBoxLayout()
         top.setSpacing(24)
         top.addWidget(self.question)
@@ -197,7 +197,7 @@ class FreeSpeechScreen(PracticeScreen):
 
     def next_enabled(self, state: State) -> bool:
         # On "Vouliez-vous dire… ?" "Suivant" takes none of the sentences: the
-        # patient says another one (issue 25); Enter or 1/2/3 takes one.
+        # patient says another one; Enter or 1/2/3 takes one.
         choosing = bool(self.controller.proposals) and state in (State.REVIEWING, State.SPEAKING)
         repeating = self.controller.item is not None and state in (
             State.AWAITING_REPETITION,

@@ -130,7 +130,7 @@ class PracticeScreen(QWidget):
         self._feedback: Feedback | None = None
 
         self.status = label(STATUS[State.IDLE], "status")
-        # A program's next exercise says what it is before its first item (issue 25).
+        # A program's next exercise says what it is before its first item.
         self.announcement = label("", "status")
         self.announcement.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.announcement.setAccessibleName("Nouvel exercice")
@@ -203,7 +203,7 @@ class PracticeScreen(QWidget):
         prompt_card.setLayout(self.prompt_area)
 
         # The end of the list (outside a program): a summary, then the patient
-        # chooses to start again (issue 25: it restarted silently).
+        # chooses to start again (it restarted silently).
         self.summary = QFrame()
         set_role(self.summary, "card")
         self.summary_title = label(LIST_FINISHED, "success")
@@ -231,7 +231,7 @@ class PracticeScreen(QWidget):
         body_layout.addStretch(1)
         # Only what is read scrolls, when a long prompt needs it on a small
         # screen (1366x768 laptops): the record button, what to do and the
-        # buttons below always show (issue 25: "Parler" went below the fold).
+        # buttons below always show ("Parler" went below the fold).
         self.prompt_scroll = scroll = _PromptScroll()
         scroll.setWidget(body)
         scroll.setWidgetResizable(True)
@@ -339,7 +339,7 @@ class PracticeScreen(QWidget):
 
     def _next_clicked(self) -> None:
         # "Suivant" always moves on: after a verdict, while a cue is said, and on
-        # "Vouliez-vous dire… ?", where it takes none of the sentences (issue 25);
+        # "Vouliez-vous dire… ?", where it takes none of the sentences;
         # a sentence is taken with its number or Enter.
         if self.controller.state is State.FEEDBACK:
             self.controller.confirm()
@@ -450,7 +450,7 @@ class PracticeScreen(QWidget):
         self.record_button.setProperty("recording", "true" if recording else "false")
         self.record_button.style().unpolish(self.record_button)
         self.record_button.style().polish(self.record_button)
-        # Nothing is recorded before an item is on screen (issue 25).
+        # Nothing is recorded before an item is on screen.
         can_record = self.controller.can_record
         if not can_record:
             self._hold_focus()

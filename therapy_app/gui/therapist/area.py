@@ -184,7 +184,7 @@ class TherapistArea(QWidget):
         self.voice = VoicePanel(
             repository, self._runner, audio if audio is not None else lambda: _window_audio(self)
         )
-        # The patient's dialogue scripts (issue 27); « Écouter » uses the window's voice.
+        # The patient's dialogue scripts; « Écouter » uses the window's voice.
         self.scripts = ScriptEditor(
             repository, self._runner, audio if audio is not None else lambda: _window_audio(self)
         )
@@ -216,12 +216,12 @@ class TherapistArea(QWidget):
         self.history_stack.addWidget(self.detail)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.history_stack, "Historique")
-        # Scrolled rather than growing the window past a 768-pixel screen (issue 25).
+        # Scrolled rather than growing the window past a 768-pixel screen.
         self.tabs.addTab(_scrolled(self.progress), "Progrès")
         self.tabs.addTab(self.exports, "Exports")
         self.tabs.addTab(self.backup, "Sauvegarde")
         # The program and the patient's list each get a tab: side by side the
-        # drop-downs and the list were cut on a 1366-pixel screen (issue 25).
+        # drop-downs and the list were cut on a 1366-pixel screen.
         self.program_scroll = _scrolled(self.program)
         self.tabs.addTab(self.program_scroll, "Programme")
         self.custom_lists.setMaximumWidth(LIST_MAX_WIDTH)
@@ -229,7 +229,7 @@ class TherapistArea(QWidget):
         list_layout = QHBoxLayout(list_page)
         list_layout.setContentsMargins(0, 0, 0, 0)
         list_layout.addWidget(self.custom_lists, 1)
-        list_layout.addWidget(self.custom_lists.phrase_book, 1)  # issue 27: beside the list
+        list_layout.addWidget(self.custom_lists.phrase_book, 1)  # beside the list
         self.list_scroll = _scrolled(list_page)
         self.tabs.addTab(self.list_scroll, "Ses mots")
         patient_scroll = QScrollArea()
@@ -237,7 +237,7 @@ class TherapistArea(QWidget):
         patient_scroll.setFrameShape(QFrame.Shape.NoFrame)
         patient_scroll.setWidget(self.patient_panel)
         self.tabs.addTab(patient_scroll, "Patient")
-        # The personal voice: figures for the therapist only (issue 26).
+        # The personal voice: figures for the therapist only.
         self.voice_scroll = _scrolled(self.voice)
         self.tabs.addTab(self.voice_scroll, "Voix")
         self.scripts_scroll = _scrolled(self.scripts)

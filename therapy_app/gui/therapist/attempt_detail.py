@@ -157,8 +157,8 @@ class AttemptDetail(QWidget):
         left.addLayout(texts)
         left.addWidget(_rule())
         # The verdict right under what was said and heard: on a 1366x768
-        # screen its buttons show without scrolling (issue 25).
-        self.verdict = VerdictOverride()  # issue 10: the therapist may decide the verdict
+        # screen its buttons show without scrolling.
+        self.verdict = VerdictOverride()  # the therapist may decide the verdict
         left.addWidget(section_label("Verdict"))
         left.addWidget(self.verdict)
         left.addWidget(section_label("Corriger la transcription"))
@@ -178,7 +178,7 @@ class AttemptDetail(QWidget):
         content = QWidget()
         body = QHBoxLayout(content)
         body.setSpacing(16)
-        # The scores keep their width ("Mots grammatica…" was cut, issue 25);
+        # The scores keep their width ("Mots grammatica…" was cut);
         # the texts on the left wrap.
         body.addLayout(left, 1)
         body.addWidget(score_box, 0)

@@ -54,7 +54,7 @@ def day_ticks(first: datetime, last: datetime) -> tuple[QDateTime, QDateTime, in
     """An axis range and tick count whose ticks fall on distinct days, at noon.
 
     Six evenly spaced ticks over a few days used to fall several times on
-    the same date ("14/03 14/03 15/03…", issue 10). Here the range starts at
+    the same date ("14/03 14/03 15/03…"). Here the range starts at
     noon the day before the first session and spans a whole number of days
     per tick interval; noon keeps each tick on its day across a DST change.
 
@@ -100,7 +100,7 @@ def build_chart(
     title_font.setPointSize(point_size + 1)
     title_font.setBold(True)
     chart.setTitleFont(title_font)
-    # On a line of its own: appended, it cut the title short with "..." (issue 25).
+    # On a line of its own: appended, it cut the title short with "...".
     suffix = "" if points else "<br>aucune donnée"
     chart.setTitle(metric.title + suffix)
 
@@ -214,7 +214,7 @@ class ProgressPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addLayout(grid, 1)
-        # Per script: tries and success rate over the sessions (issue 27).
+        # Per script: tries and success rate over the sessions.
         self.scripts = ScriptProgressTable()
         layout.addWidget(self.scripts)
         self.exercise.currentIndexChanged.connect(lambda _i: self.reload())

@@ -1,9 +1,8 @@
 """The patient's list edited with care: a "Mot" is a word; "Retirer" asks and keeps the place.
 
-Issue 25 (walkthrough at 1366×768): a sentence was accepted as a "Mot", and
-"Retirer" removed at once and sent the list back to its top after each
-removal. The checks live here, over :class:`CustomListPanel`, so that its
-file and its list files (edited elsewhere at the same time) stay as they are.
+A sentence is not accepted as a "Mot", and "Retirer" asks first and keeps
+the list's place after each removal (it used to remove at once and scroll
+back to the top). The checks live here, over :class:`CustomListPanel`.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ _LOGGER = logging.getLogger(__name__)
 REMOVE_TITLE = "Retirer de la liste"
 LIST_MIN_HEIGHT = 100
 """Four rows of the list at least (23 px each, and the frame); the phrase book beside it
-(issue 27) narrows the panel, so its help takes a line more at 1366×768."""
+narrows the panel, so its help takes a line more at 1366×768."""
 
 
 class CheckedCustomListPanel(CustomListPanel):
@@ -36,7 +35,7 @@ class CheckedCustomListPanel(CustomListPanel):
 
     Attributes:
         confirm_box: the open "Retirer … ?" question (None when none is open).
-        phrase_book: the patient's phrase book (issue 27), which follows this
+        phrase_book: the patient's phrase book, which follows this
             panel's patient and list; the therapist area places it beside the list.
     """
 
@@ -52,7 +51,7 @@ class CheckedCustomListPanel(CustomListPanel):
         self._items: dict[int, CustomItem] = {}
         self._keep_place: tuple[int, int] | None = None  # (row, scroll) after the next reload
         # The list takes the height left and scrolls: the fields and buttons
-        # under it stay in sight on a 768-pixel screen (issue 25).
+        # under it stay in sight on a 768-pixel screen.
         self.list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.list.setMinimumHeight(LIST_MIN_HEIGHT)
 

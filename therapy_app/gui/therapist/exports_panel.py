@@ -151,7 +151,7 @@ class ExportPanel(QWidget):
             _help("Résumé, tableau des séances et graphiques de progrès pour la période choisie.")
         )
         # Period and charts on one line: the button shows without scrolling
-        # on a 1366x768 screen (issue 25).
+        # on a 1366x768 screen.
         grid = QGridLayout()
         grid.addWidget(QLabel("Du :"), 0, 0)
         grid.addWidget(self.start_date, 0, 1)

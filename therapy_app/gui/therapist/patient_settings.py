@@ -76,7 +76,7 @@ class PatientSettings(QWidget):
         self.status = QLabel()
         set_role(self.status, "muted")
         self.pause.setMaximumWidth(160)
-        # Issue 27: the agreement of the sentences proposed to the patient.
+        # The agreement of the sentences proposed to the patient.
         gender_title = QLabel(GENDER_LABEL + " :")
         self.gender = QComboBox()
         for gender, label in GENDER_CHOICES:
@@ -86,7 +86,7 @@ class PatientSettings(QWidget):
         self.gender.setAccessibleDescription(GENDER_HELP)
         gender_title.setBuddy(self.gender)
         gender_title.setToolTip(GENDER_HELP)
-        # One line: the program tab fits a 768-pixel screen (issue 25).
+        # One line: the program tab fits a 768-pixel screen.
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)

@@ -112,7 +112,7 @@ class PhraseBookPanel(QGroupBox):
         self.list.setAccessibleName("Phrases du patient en parole libre")
         self.list.setWordWrap(True)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        # The list takes the height left and scrolls (a 768-pixel screen, issue 25).
+        # The list takes the height left and scrolls (a 768-pixel screen).
         self.list.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.list.setMinimumHeight(LIST_MIN_HEIGHT)
         self.remove_button = QPushButton(REMOVE_TITLE)

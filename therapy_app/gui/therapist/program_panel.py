@@ -182,7 +182,7 @@ class ProgramPanel(QWidget):
         self.status.setWordWrap(True)
         self.status.hide()
         # "Enregistrer" beside the title: on a 1366x768 screen it shows without
-        # scrolling, whatever the form's length (issue 25).
+        # scrolling, whatever the form's length.
         header = QHBoxLayout()
         header.addWidget(self.patient_label, 1)
         header.addWidget(self.save_button)

@@ -184,7 +184,7 @@ _SCRIPT_WIDTHS = (200.0, 92.0, 44.0, 54.0, 100.0)
 
 
 def _scripts_table(page: _Page, data: ReportData) -> None:
-    """Per dialogue script: tries and success rate, session after session (issue 27)."""
+    """Per dialogue script: tries and success rate, session after session."""
     if not data.scripts:
         return
     columns = [

@@ -1,6 +1,6 @@
 """The therapist's dialogue scripts for a patient: list, write, listen to a line, archive.
 
-Script training (issue 27): short everyday dialogues (4 to 8 lines) the
+Script training: short everyday dialogues (4 to 8 lines) the
 patient practises in « Dialogues ». Each line is said by the « Interlocuteur »
 (the app's voice says it) or the « Patient » (judged like a sentence to
 repeat). « Ajouter un exemple » gives the patient a copy of a bundled

@@ -46,7 +46,7 @@ class VerdictOverride(QWidget):
         super().__init__(parent)
         self.state = value_label()
         # Short words on the buttons, the whole action in their names: the
-        # row fits beside the scores on a 1366-pixel screen (issue 25).
+        # row fits beside the scores on a 1366-pixel screen.
         self.success_button = QPushButton("✔ Réussi")
         self.failure_button = QPushButton("✘ Échoué")
         self.automatic_button = QPushButton("↺ Calcul automatique")
