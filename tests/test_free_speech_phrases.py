@@ -199,3 +199,22 @@ def test_the_therapist_sees_where_each_proposal_came_from(
     assert lines[0].startswith(f"« {AGREED} »") or AGREED in lines[0]
     assert "phrase du carnet" in lines[0] and "92" in lines[0]
     assert "correcteur" in lines[1] and "1,21" in lines[1]
+
+
+def test_a_sentence_chosen_in_free_speech_joins_the_book_of_the_same_session(repository):
+    spoken = SpokenClips()
+    services = make_services(spoken, SilentPlayer())
+    patient_id = repository.create_patient("Paul Durand").id  # no sentence of his own yet
+    controller = PracticeController(
+        ExerciseKind.FREE_SPEECH, services, repository, patient_id, InlineScheduler()
+    )
+    controller.begin()
+    spoken.say("telegraphic_01.wav")
+    controller.toggle_recording()
+    assert controller.state is State.REVIEWING
+    cycle = controller._free  # noqa: SLF001 - the book is the cycle's own state
+    assert cycle.book is not None and len(cycle.book) == 0
+    chosen = cycle.proposals[0].text
+    assert controller.confirm()
+    assert [(p.text, p.source.value) for p in cycle.book.phrases] == [(chosen, "chosen")]
+    controller.end()

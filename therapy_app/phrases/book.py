@@ -132,6 +132,16 @@ def patient_book(repository: SessionRepository, patient_id: int) -> PhraseBook:
     return PhraseBook(kept, gender)
 
 
+def with_chosen(book: PhraseBook, text: str) -> PhraseBook:
+    """``book`` with ``text`` the patient just chose in free speech (once, case-insensitive).
+
+    The next utterance of the same session can then find it, not only the next session.
+    """
+    if any(p.text.casefold() == text.casefold() for p in book.phrases):
+        return book
+    return replace(book, phrases=(*book.phrases, Phrase(text, PhraseSource.CHOSEN)))
+
+
 def file_book(path: Path, gender: Gender = Gender.UNSAID) -> PhraseBook:
     """The phrase book of ``therapy-app loop --phrases FILE``.
 

@@ -7,7 +7,7 @@ import logging
 
 from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.exercises import ExerciseContent
-from therapy_app.phrases.book import patient_book
+from therapy_app.phrases.book import patient_book, with_chosen
 from therapy_app.phrases.match import index_book
 from therapy_app.phrases.model import PhraseBook
 from therapy_app.practice import attempts, cues, items
@@ -174,6 +174,8 @@ class FreeSpeechCycle:
             return False
         self._voice.stop_sound()  # a proposal being read out
         self._chosen = text
+        if self.book is not None:
+            self.book = with_chosen(self.book, text)
         self.save()  # the utterance and the choice, before any repetition try
         item = items.free_speech_item(text, self._content)
         self._tries.start(item, ItemPresented(ExerciseKind.FREE_SPEECH, text, text, 0, 0, 1))
