@@ -34,6 +34,7 @@ import numpy as np
 
 from benchmarks.phrase_book_sentences import SENTENCES
 from models.corrector.corpus.generator import Sentence
+from models.corrector.corpus.realise import load_french
 from models.corrector.corpus.severity import PROFILES, apply_rules
 from models.corrector.corpus.tokens import Tag, Token, render
 from models.corrector.corpus.utterances import parse_handwritten
@@ -209,8 +210,17 @@ class BenchItem:
     origin: str = ""
 
 
+@functools.cache
+def _corpus_french() -> None:
+    # The corpus rules conjugate and inflect with pyrealb: its French lexicon and
+    # the corpus's fixes must be loaded, as the corpus generator does, or the
+    # utterances depend on whether something else in the process loaded them.
+    load_french()
+
+
 def telegraphic(sentence: Sentence, seed: str) -> tuple[str, str]:
     """(said, severity): the sentence as an agrammatic speaker says it, deterministically."""
+    _corpus_french()
     rng = random.Random(zlib.crc32(("telegraphic:" + seed + sentence.text).encode()))
     severity = _SEVERITIES[rng.random() < 0.5]
     probs = {k: (0.0 if k in _SPOKEN_RULES_OFF else v) for k, v in PROFILES[severity].items()}
