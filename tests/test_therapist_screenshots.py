@@ -36,6 +36,8 @@ def test_every_screen_is_written(qapp, tmp_path: Path) -> None:
             "exports",
             "program",
             "patients",
+            "phrase_book",
+            "scripts",
         )
     }
     assert screens <= names

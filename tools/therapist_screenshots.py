@@ -23,9 +23,11 @@ from PySide6.QtWidgets import QApplication
 from therapy_app.exports import build_report_data
 from therapy_app.gui.therapist.area import (
     TAB_EXPORTS,
+    TAB_LIST,
     TAB_PATIENT,
     TAB_PROGRAM,
     TAB_PROGRESS,
+    TAB_SCRIPTS,
     TAB_VOICE,
     TherapistArea,
 )
@@ -33,6 +35,7 @@ from therapy_app.gui.therapist.report_pdf import write_report_pdf
 from therapy_app.model_store import sha256_file
 from therapy_app.storage import SessionRepository
 from therapy_app.storage.programs import Program, ProgramStep
+from therapy_app.storage.script_store import ScriptStore, bundled_examples
 from therapy_app.voice import store as voice_store
 from therapy_app.voice.enrolment import add_enrolment, enrolment_items
 from therapy_app.voice.model import VoiceDecision, VoiceFigures
@@ -246,6 +249,21 @@ def save_screenshots(out_dir: Path) -> list[Path]:
             area.patient_panel.ask_delete()
             written.append(_grab(area, out_dir / f"{PREFIX}patients.png"))
             area.patient_panel.set_patient(repository.get_patient(demo.patient.id))
+
+            # « Ses mots »: the custom list and, beside it, the phrase book with its sources.
+            patient = repository.get_patient(demo.patient.id)
+            with _waiting(area.custom_lists.phrase_book.entries_loaded):
+                area.tabs.setCurrentIndex(TAB_LIST)
+                area.custom_lists.phrase_book.set_patient(patient)
+            written.append(_grab(area, out_dir / f"{PREFIX}phrase_book.png"))
+
+            # « Scripts »: one bundled dialogue given to the patient.
+            example = bundled_examples()[0]
+            ScriptStore(repository).save(patient.id, example.title, list(example.turns))
+            with _waiting(area.scripts.scripts_loaded):
+                area.tabs.setCurrentIndex(TAB_SCRIPTS)
+                area.scripts.set_patient(patient)
+            written.append(_grab(area, out_dir / f"{PREFIX}scripts.png"))
 
             _demo_voice(repository, demo.patient.id, Path(tmp))
             with _waiting(area.voice.status_loaded):
