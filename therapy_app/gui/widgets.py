@@ -79,6 +79,21 @@ def label(text: str = "", role: str = "", wrap: bool = True) -> QLabel:
     return widget
 
 
+def written_cue() -> QLabel:
+    """The written cue under a sentence to say ("J_ v_ _ _"), hidden until a cue shows it."""
+    widget = label("", "title")
+    widget.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    widget.setStyleSheet(f"color: {theme.ACCENT}; letter-spacing: 1px;")
+    widget.hide()
+    return widget
+
+
+def show_written_cue(widget: QLabel, level: int, display: str) -> None:
+    """Show a cue's written form from level 2 (the first levels are spoken only)."""
+    widget.setText(display if level >= 2 else "")
+    widget.setVisible(level >= 2)
+
+
 class ElidedLabel(QLabel):
     """One line of plain text drawn cut with "…" when space is short; whole in the tooltip.
 

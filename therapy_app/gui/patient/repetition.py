@@ -7,7 +7,14 @@ from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QWidget
 
 from therapy_app.gui import theme
 from therapy_app.gui.patient.practice_screen import PracticeScreen
-from therapy_app.gui.widgets import DIGIT_KEYS, big_button, button_text, label
+from therapy_app.gui.widgets import (
+    DIGIT_KEYS,
+    big_button,
+    button_text,
+    label,
+    show_written_cue,
+    written_cue,
+)
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import CueGiven, ItemPresented, State
 
@@ -45,10 +52,7 @@ class RepetitionScreen(PracticeScreen):
         top.addWidget(self.counter)
         self.sentence = label("", "huge")
         self.sentence.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.cue_display = label("", "title")
-        self.cue_display.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.cue_display.setStyleSheet("color: #0b4f9c; letter-spacing: 1px;")
-        self.cue_display.hide()
+        self.cue_display = written_cue()
         self.prompt_area.addLayout(top)
         self.prompt_area.addWidget(self.sentence)
         self.prompt_area.addWidget(self.cue_display)
@@ -76,9 +80,7 @@ class RepetitionScreen(PracticeScreen):
 
     def on_cue(self, event: CueGiven) -> None:
         super().on_cue(event)
-        cue = event.cue
-        self.cue_display.setText(cue.display if cue.level >= 2 else "")
-        self.cue_display.setVisible(cue.level >= 2)
+        show_written_cue(self.cue_display, event.cue.level, event.cue.display)
 
     def on_feedback_shown(self, success: bool) -> None:
         if success:

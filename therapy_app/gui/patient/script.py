@@ -11,7 +11,14 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from therapy_app.gui import theme
 from therapy_app.gui.patient.choices import ChoiceButton
 from therapy_app.gui.patient.practice_screen import PracticeScreen
-from therapy_app.gui.widgets import DIGIT_KEYS, big_button, button_text, label
+from therapy_app.gui.widgets import (
+    DIGIT_KEYS,
+    big_button,
+    button_text,
+    label,
+    show_written_cue,
+    written_cue,
+)
 from therapy_app.phrases.model import Speaker
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import (
@@ -101,10 +108,7 @@ class ScriptScreen(PracticeScreen):
         self.chat_layout.setSpacing(6)
         self.bubbles: list[Bubble] = []
         self.chat.hide()
-        self.cue_display = label("", "title")
-        self.cue_display.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.cue_display.setStyleSheet(f"color: {theme.ACCENT}; letter-spacing: 1px;")
-        self.cue_display.hide()
+        self.cue_display = written_cue()
 
         self.prompt_area.addLayout(top)
         self.prompt_area.addWidget(self.note)
@@ -244,9 +248,7 @@ class ScriptScreen(PracticeScreen):
 
     def on_cue(self, event: CueGiven) -> None:
         super().on_cue(event)
-        cue = event.cue
-        self.cue_display.setText(cue.display if cue.level >= 2 else "")
-        self.cue_display.setVisible(cue.level >= 2)
+        show_written_cue(self.cue_display, event.cue.level, event.cue.display)
 
     def on_feedback_shown(self, success: bool) -> None:
         if success:
