@@ -25,6 +25,7 @@ import os
 os.environ.setdefault("THERAPY_APP_THREADS", "2")
 
 import argparse  # noqa: E402
+import hashlib  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 import random  # noqa: E402
@@ -48,22 +49,35 @@ RESULTS = ROOT / "benchmarks" / "results" / "correction.json"
 HANDWRITTEN = ROOT / "tests" / "data" / "aphasia_eval.jsonl"
 HANDWRITTEN_BLIND = ROOT / "tests" / "data" / "aphasia_eval_blind.jsonl"
 HANDWRITTEN_HELDOUT = ROOT / "tests" / "data" / "aphasia_eval_heldout.jsonl"
+# Built once from natural sentences no corpus may contain (models/corrector/natural_blind.py).
+NATURAL_BLIND = ROOT / "tests" / "data" / "aphasia_eval_natural.jsonl"
+NATURAL_FROZEN = ROOT / "benchmarks" / "blind" / "corrector_natural.sha256"
 # results key -> file; "handwritten" keeps its meaning (the first set).
 HAND_SETS = {
     "handwritten": HANDWRITTEN,
     "handwritten_blind": HANDWRITTEN_BLIND,
     "handwritten_heldout": HANDWRITTEN_HELDOUT,
+    "natural_blind": NATURAL_BLIND,
 }
 # Short names for --hand-sets and the printed table.
 HAND_SET_LABELS = {
     "handwritten": "first",
     "handwritten_blind": "blind",
     "handwritten_heldout": "heldout",
+    "natural_blind": "natural",
 }
 # Sets whose items must never be shown one by one: no per-item outputs are kept
 # in the results, and nothing prints their items.
-AGGREGATE_ONLY = {"handwritten_heldout"}
+AGGREGATE_ONLY = {"handwritten_heldout", "natural_blind"}
 TARGETS = {"hand_exact_any": 0.50, "hand_chrf": 80.0, "unchanged_rate": 0.95, "greedy_ms": 60.0}
+# The app's proposals (beam 3, what free speech offers), judged on the natural blind set.
+PROPOSAL_TARGETS = {
+    "first_right": 0.60,
+    "among_right": 0.80,
+    "first_chrf": 85.0,
+    "correct_kept_first": 0.95,
+    "agrammatic_unchanged_first": 0.05,
+}
 
 System = Callable[[str], str]
 
@@ -169,6 +183,52 @@ def evaluate_handwritten(
     return result
 
 
+def evaluate_proposals(corrector: Corrector, items: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the app offers (``Correction.alternatives``, beam 3), judged against the references.
+
+    first_right: the first proposal is a reference (agrammatic inputs);
+    among_right: a reference is among the proposals; first_chrf: chrF of the
+    first proposal against the closest reference; correct_kept_first: correct
+    inputs offered unchanged first; agrammatic_unchanged_first: agrammatic
+    inputs offered unchanged first.
+    """
+    first_hits, among_hits, firsts, closest = [], [], [], []
+    kept, unchanged = [], []
+    for item in items:
+        result = corrector.correct(item["src"], beam_size=3)
+        texts = [alt.text for alt in result.alternatives] or [result.best or item["src"]]
+        first = texts[0]
+        is_correct = "correct" in item["phenomena"]
+        same_as_input = _same(first, item["src"])
+        if is_correct:
+            kept.append(same_as_input)
+            continue
+        unchanged.append(same_as_input)
+        first_hits.append(any(_same(first, r) for r in item["refs"]))
+        among_hits.append(any(_same(t, r) for t in texts for r in item["refs"]))
+        firsts.append(first)
+        closest.append(max(item["refs"], key=lambda r, h=first: _chrf(h, r)))
+    n = max(len(first_hits), 1)
+    return {
+        "n_agrammatic": len(first_hits),
+        "n_correct": len(kept),
+        "first_right": sum(first_hits) / n,
+        "among_right": sum(among_hits) / n,
+        "first_chrf": sacrebleu.corpus_chrf(firsts, [closest]).score if firsts else None,
+        "correct_kept_first": sum(kept) / max(len(kept), 1),
+        "agrammatic_unchanged_first": sum(unchanged) / n,
+    }
+
+
+def check_frozen(path: Path, frozen: Path) -> str:
+    """The sha256 of a blind set, refusing to run when it is not the frozen one."""
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    expected = frozen.read_text(encoding="utf-8").split()[0]
+    if digest != expected:
+        raise SystemExit(f"{path} changed since it was frozen ({frozen}): refusing to report it")
+    return digest
+
+
 @contextmanager
 def _items_muted(active: bool) -> Iterator[None]:
     """Silence the corrector's log while it runs on an aggregate-only set.
@@ -233,6 +293,9 @@ def main(argv: list[str] | None = None) -> None:
         "model beam 3": lambda t: corrector.correct(t, beam_size=3).best,
     }
     hand_sets = {key: _read_jsonl(HAND_SETS[key]) for key in args.hand_sets}
+    natural_sha = None
+    if "natural_blind" in hand_sets:
+        natural_sha = check_frozen(NATURAL_BLIND, NATURAL_FROZEN)
     test_path = args.corpus / "test.jsonl"
     pairs: list[dict[str, Any]] = []
     if test_path.is_file():
@@ -251,7 +314,10 @@ def main(argv: list[str] | None = None) -> None:
         },
         "test_split": {"path": str(test_path), "pairs": len(pairs)},
         "targets": TARGETS,
+        "proposal_targets": PROPOSAL_TARGETS,
+        "natural_blind_sha256": natural_sha,
         "systems": {},
+        "proposals": {},
     }
     latency_key = next(iter(hand_sets))
     texts = [it["src"] for it in hand_sets[latency_key]]
@@ -272,6 +338,10 @@ def main(argv: list[str] | None = None) -> None:
             row["ms_per_sentence"] = latency_ms(system, texts)
         results["systems"][name] = row
         print(f"{name}: done", file=sys.stderr)
+    for key, items in hand_sets.items():
+        with _items_muted(key in AGGREGATE_ONLY):
+            results["proposals"][key] = evaluate_proposals(corrector, items)
+    print("proposals: done", file=sys.stderr)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print_table(results)
@@ -326,6 +396,16 @@ def print_table(results: dict[str, Any]) -> None:
                 f"{_fmt(hand.get('chrf'), False):>9} {_fmt(hand.get('unchanged_rate')):>9}"
                 + (f" {row['ms_per_sentence']:8.1f}" if i == 0 else "")
             )
+    print(
+        f"\n{'proposals (beam 3)':<18} {'first':>7} {'among':>7} {'chrF':>6} "
+        f"{'kept':>7} {'unch.1st':>8}"
+    )
+    for key, prop in results.get("proposals", {}).items():
+        print(
+            f"{labels.get(key, key):<18} {_fmt(prop['first_right']):>7} "
+            f"{_fmt(prop['among_right']):>7} {_fmt(prop['first_chrf'], False):>6} "
+            f"{_fmt(prop['correct_kept_first']):>7} {_fmt(prop['agrammatic_unchanged_first']):>8}"
+        )
     model = results["model"]
     print(f"model: {model['version']} ({model['weights']}), {model['bytes'] / 1e6:.1f} MB")
     rows = next(iter(results["systems"].values()), {})
