@@ -269,6 +269,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--update-card", action="store_true", help="rewrite the MODEL_CARD.md")
     parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=JSON",
+        help="run with this corrector sidecar value changed (e.g. keep_margin=null, "
+        "faithful_first=false), on a temporary copy of the model folder",
+    )
+    parser.add_argument(
         "--hand-sets",
         nargs="+",
         type=_hand_set_key,
@@ -283,8 +291,10 @@ def main(argv: list[str] | None = None) -> None:
     args.hand_sets = list(dict.fromkeys(args.hand_sets))
     logging.basicConfig(level=logging.WARNING)
 
-    corrector = Corrector.load(provider="cpu", model_dir=args.model_dir)
     model_dir = args.model_dir or _installed_dir()
+    if args.set:
+        model_dir = _with_settings(model_dir, args.set)
+    corrector = Corrector.load(provider="cpu", model_dir=model_dir)
     meta = json.loads((model_dir / "model.json").read_text(encoding="utf-8"))
     systems: dict[str, System] = {
         "copy input": _copy,
@@ -316,6 +326,7 @@ def main(argv: list[str] | None = None) -> None:
         "targets": TARGETS,
         "proposal_targets": PROPOSAL_TARGETS,
         "natural_blind_sha256": natural_sha,
+        "settings_changed": dict(_parse_setting(text) for text in args.set),
         "systems": {},
         "proposals": {},
     }
@@ -355,6 +366,27 @@ def _hand_set_key(name: str) -> str:
     """A results key from a key or its short label ("heldout" -> "handwritten_heldout")."""
     by_label = {label: key for key, label in HAND_SET_LABELS.items()}
     return by_label.get(name, name)
+
+
+def _parse_setting(text: str) -> tuple[str, Any]:
+    key, _, value = text.partition("=")
+    return key.strip(), json.loads(value)
+
+
+def _with_settings(model_dir: Path, settings: list[str]) -> Path:
+    """A temporary model folder: the same files (linked), the sidecar's corrector values changed."""
+    import tempfile
+
+    copy = Path(tempfile.mkdtemp(prefix="corrector-settings-"))
+    for path in model_dir.iterdir():
+        if path.name != "model.json":
+            (copy / path.name).symlink_to(path.resolve())
+    meta = json.loads((model_dir / "model.json").read_text(encoding="utf-8"))
+    for text in settings:
+        key, value = _parse_setting(text)
+        meta["corrector"][key] = value
+    (copy / "model.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return copy
 
 
 def _installed_dir() -> Path:

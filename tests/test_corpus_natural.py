@@ -115,3 +115,25 @@ def test_coverage_counts_frames_and_pairs() -> None:
     assert figures["verb_frames"] == 2
     assert figures["verb_noun_pairs"] == 3
     assert 0 < figures["top5000_share"] < 0.01
+
+
+def test_mined_frames_realise_their_own_nouns() -> None:
+    from models.corrector.corpus.generator import EXTRA_FIELDS
+    from models.corrector.corpus.mined_frames import MinedGenerator
+
+    generator = MinedGenerator()
+    verbs = {frame.verb for frame in generator._frames}
+    assert len(generator._frames) > 300
+    assert not verbs & {"pouvoir", "vouloir", "aller", "être", "avoir"}
+    rng = random.Random(11)
+    sentences = [s for s in (generator.sample(rng) for _ in range(60)) if s is not None]
+    assert len(sentences) >= 50
+    for sentence in sentences:
+        assert sentence.source == "pyrealb-mined"
+        assert render(sentence.tokens) == normalize(sentence.text)
+    frame = generator._frames[0]
+    assert set(EXTRA_FIELDS[frame.slot].split()) <= set(
+        json.loads((ROOT / "models/corrector/corpus/mined_frames.json").read_text("utf-8"))[
+            "frames"
+        ][f"{frame.verb}|{frame.kind}|{frame.prep}"]
+    )

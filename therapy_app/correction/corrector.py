@@ -63,6 +63,9 @@ class CorrectorConfig:
         drop_penalty: subtracted from a candidate's score for each content
             word of the input it loses (see ``diff.missing_content_words``),
             when ranking candidates and the unchanged input. Calibrated too.
+        faithful_first: never lead with a rewrite that loses a said word
+            (the first faithful alternative, else the unchanged input, goes
+            first); measured on the blind sets beside its absence.
     """
 
     format_version: int
@@ -80,6 +83,7 @@ class CorrectorConfig:
     length_margin: int = 10
     keep_margin: float | None = None
     drop_penalty: float = 0.0
+    faithful_first: bool = True
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CorrectorConfig:
@@ -295,7 +299,8 @@ class Corrector:
         alternatives = self._keep_if_plausible(
             source, src_ids, options, self._alternatives(source, hyps)
         )
-        alternatives = self._faithful_first(source, src_ids, options, alternatives)
+        if c.faithful_first:
+            alternatives = self._faithful_first(source, src_ids, options, alternatives)
         if not alternatives:
             # Only degenerate output (no end token within the length cap): showing
             # the patient's own words is safer than showing a runaway sentence.
