@@ -9,6 +9,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import Qt  # noqa: E402
 
 from therapy_app.practice.events import (  # noqa: E402
+    AttemptSaved,
     Corrected,
     CueGiven,
     ExerciseKind,
@@ -16,6 +17,7 @@ from therapy_app.practice.events import (  # noqa: E402
     ItemPresented,
     Speaking,
     State,
+    StateChanged,
 )
 
 pytest_plugins = ("gui_fixtures",)
@@ -32,6 +34,18 @@ def _ready_at_chooser(open_window):
     driver = open_window()
     driver.wait_screen("chooser")
     driver.wait_ready()
+    return driver
+
+
+def _proposals_of_one_utterance(open_window, speech_queue):
+    """Free speech open, "moi aller boulangerie hier" said: the proposals are offered."""
+    driver = _ready_at_chooser(open_window)
+    driver.key(Qt.Key.Key_1)
+    driver.wait_screen("free_speech")
+    driver.follow()
+    speech_queue.say("telegraphic_01.wav")
+    driver.key(Qt.Key.Key_Space)
+    driver.wait_state(State.REVIEWING)
     return driver
 
 
@@ -134,6 +148,32 @@ def test_free_speech_loop_by_keyboard(open_window, patient, speech_queue, gui_re
     assert repetition.success is True and gui_repository.verify_recording(repetition)
 
 
+def test_a_new_utterance_is_recorded_straight_from_the_proposals(
+    open_window, patient, speech_queue, gui_repository
+):
+    driver = _proposals_of_one_utterance(open_window, speech_queue)
+    screen = driver.screen
+    seen: list[tuple[State, bool, int]] = []
+    screen.event_received.connect(
+        lambda e: (
+            seen.append((e.state, screen.invitation.isVisible(), len(screen.choices)))
+            if isinstance(e, StateChanged)
+            else None
+        )
+    )
+    speech_queue.say("telegraphic_02.wav")  # another utterance, none of the sentences taken
+    with driver.qtbot.waitSignal(screen.attempt_saved, timeout=60_000):
+        driver.key(Qt.Key.Key_Space)
+    driver.wait_state(State.REVIEWING)
+    # Straight to the microphone (no IDLE passed through), the proposals cleared.
+    assert seen[0] == (State.RECORDING, True, 0)
+    assert State.IDLE not in [state for state, _, _ in seen]
+    first = gui_repository.get_attempt(driver.of_type(AttemptSaved)[0].attempt_id)
+    assert first.record.chosen_sentence is None  # the first utterance kept, no choice invented
+    assert "boulangerie" in first.record.raw_transcript.lower()
+    assert screen.choices and not screen.invitation.isVisible()
+
+
 def test_completion_item(open_window, patient, speech_queue, gui_repository):
     driver = _ready_at_chooser(open_window)
     driver.key(Qt.Key.Key_3)
@@ -170,14 +210,8 @@ def test_the_patient_pause_tolerance_ends_their_recordings(open_window, patient,
 def test_each_proposal_can_be_heard_by_keyboard_before_choosing(
     open_window, patient, speech_queue, silent_player
 ):
-    driver = _ready_at_chooser(open_window)
-    driver.key(Qt.Key.Key_1)
-    driver.wait_screen("free_speech")
-    driver.follow()
+    driver = _proposals_of_one_utterance(open_window, speech_queue)
     screen = driver.screen
-    speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
-    driver.key(Qt.Key.Key_Space)
-    driver.wait_state(State.REVIEWING)
     assert len(screen.listen_buttons) == len(screen.choices) >= 1
     assert screen.choices[0].hasFocus()
     played = len(silent_player.played)

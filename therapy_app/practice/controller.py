@@ -1,53 +1,44 @@
-"""The practice session the screens observe: intents in, events out, one part per state."""
+"""The practice session the screens observe: what they may read, the intents they send, events."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.exercises import ExerciseContent, default_content
 from therapy_app.naming.bank import NamingBank
 from therapy_app.phrases.model import Script
 from therapy_app.practice import items
-from therapy_app.practice.early import AnswerJudge
-from therapy_app.practice.events import (
-    Announced,
-    Cue,
-    ExerciseDone,
-    ExerciseKind,
-    PracticeEvent,
-    Proposal,
-    State,
-)
+from therapy_app.practice.events import Cue, ExerciseKind, PracticeEvent, Proposal, State
+from therapy_app.practice.flow import AFTER_REPLAY, Parts, PracticeFlow
 from therapy_app.practice.free_speech import FreeSpeechCycle
 from therapy_app.practice.listening import Listening
 from therapy_app.practice.lists import ItemLists
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.practice.scheduling import Scheduler
-from therapy_app.practice.scoring import ScoreResult
 from therapy_app.practice.script_cycle import ScriptCycle
 from therapy_app.practice.session_store import SessionStore
 from therapy_app.practice.settings import PracticeSettings as PracticeSettings
 from therapy_app.practice.tries import ItemTries
-from therapy_app.practice.voice import NO_CUE, Voice
+from therapy_app.practice.voice import Voice
 from therapy_app.speech.services import SpeechServices
 from therapy_app.storage.repository import SessionRepository
-
-# States where the patient's own recording and the current cue may be heard again.
-_AT_REST = (State.AWAITING_REPETITION, State.FEEDBACK, State.IDLE)
 
 
 class PracticeController:
     """One exercise session for one patient. Not thread-safe: call it from one thread.
 
-    A facade over one part per stretch of the state machine:
-    :mod:`~therapy_app.practice.voice` (SPEAKING),
-    :mod:`~therapy_app.practice.listening` (RECORDING → RECOGNISING),
-    :mod:`~therapy_app.practice.free_speech` (CORRECTING → REVIEWING → the choice),
-    :mod:`~therapy_app.practice.tries` (SCORING → FEEDBACK),
-    :mod:`~therapy_app.practice.lists` (repetition and completion lists),
-    :mod:`~therapy_app.practice.script_cycle` (a dialogue, line by line), all
-    sharing one :class:`~therapy_app.practice.machine.PracticeMachine`.
+    A facade: what the screens may read, and the intents they send, each
+    checked here. The parts do one job each and report outcomes:
+    :mod:`~therapy_app.practice.voice` (says a cue),
+    :mod:`~therapy_app.practice.listening` (records, hears: ``Listened``, ``Hearing``),
+    :mod:`~therapy_app.practice.tries` (scores: ``Verdict``),
+    :mod:`~therapy_app.practice.free_speech` (proposals, the choice),
+    :mod:`~therapy_app.practice.lists` and :mod:`~therapy_app.practice.script_cycle`
+    (what comes next: ``Presentation``, ``ScriptStep``, ``ListFinished``).
+    Its moving half, :class:`~therapy_app.practice.flow.PracticeFlow`, alone
+    moves the :class:`~therapy_app.practice.machine.PracticeMachine` through
+    its transition table (docs/ARCHITECTURE.md, "Practice: states and the
+    path of one utterance").
 
     Args:
         kind: which exercise.
@@ -77,8 +68,6 @@ class PracticeController:
         self.patient_id = patient_id
         self.settings = settings or PracticeSettings()
         self.content = content or default_content()
-        self.items_done = 0
-        """Items the patient moved on from (counted against ``settings.max_items``)."""
         self.early_verdicts = True
         """Judge a try at a known target at the patient's settled pauses, and end an
         accepted one there (:mod:`therapy_app.practice.early`); False waits for the
@@ -86,8 +75,8 @@ class PracticeController:
         self._machine = machine = PracticeMachine(kind, scheduler)
         self._store = SessionStore(repository, patient_id, kind.value, scheduler, machine.emit)
         self._voice = Voice(machine, services, self.settings.rate_factor)
-        self._listening = Listening(machine, services, self.settings, self._heard)
-        self._tries = ItemTries(machine, services, self._voice, self._store, kind)
+        self._listening = Listening(machine, services, self.settings)
+        self._tries = ItemTries(machine, services, kind)
         self._lists = ItemLists(
             machine,
             kind,
@@ -95,32 +84,30 @@ class PracticeController:
             self.settings,
             repository,
             patient_id,
-            self._tries,
-            self._listening,
             bank,
-            lambda: self.items_done,
+            lambda: self._flow.items_done,
         )
         self._free = FreeSpeechCycle(
-            machine,
-            services,
-            self._store,
-            self._voice,
-            self._tries,
-            self._listening,
-            self.content,
-            repository,
-            patient_id,
+            machine, services, self._store, self.content, repository, patient_id
         )
         self._script = ScriptCycle(
             machine,
-            self._voice,
-            self._tries,
-            self._listening,
             self.content,
             repository,
             patient_id,
             in_program=self.settings.max_items is not None,
         )
+        parts = Parts(
+            machine,
+            self._store,
+            self._voice,
+            self._listening,
+            self._tries,
+            self._lists,
+            self._free,
+            self._script,
+        )
+        self._flow = PracticeFlow(kind, services, self.settings, parts)
 
     # ----- observation -------------------------------------------------------
     def subscribe(self, listener: Callable[[PracticeEvent], None]) -> None:
@@ -164,7 +151,7 @@ class PracticeController:
     @property
     def can_replay(self) -> bool:
         """True when :meth:`replay` has something to say."""
-        at_rest = self.state in _AT_REST and not self.list_finished
+        at_rest = self.state in AFTER_REPLAY and not self.list_finished
         return bool(self._voice.cue.spoken) and at_rest
 
     @property
@@ -211,33 +198,11 @@ class PracticeController:
                 first item: a program's next exercise starts visibly, and
                 nothing can be recorded until its first item is on screen.
         """
-        self._store.open()
-        if announcement:
-            self._machine.rest_state = State.IDLE
-            self._machine.emit(Announced(announcement))
-            self._voice.announce(announcement, self._first_item)
-            return
-        self._first_item()
-
-    def _first_item(self) -> None:
-        if self.kind is ExerciseKind.SCRIPT:
-            self._script.begin()
-            return
-        if self.kind is ExerciseKind.FREE_SPEECH:
-            self._free.begin()  # the patient's phrase book, read on the database worker
-            self._machine.rest_state = State.IDLE
-            self._machine.set_state(State.IDLE)
-            return
-        self._lists.begin()
+        self._flow.begin(announcement)
 
     def end(self) -> None:
         """Leave: stop sound and recording, store what is pending, close the session."""
-        self._free.save()
-        self._machine.drop_jobs()
-        self._voice.interrupt()
-        self._listening.abort()
-        self._store.close()
-        self._machine.set_state(State.IDLE)
+        self._flow.end()
 
     # ----- items ------------------------------------------------------------
     @property
@@ -256,11 +221,14 @@ class PracticeController:
 
     def set_level(self, level: int) -> bool:
         """Switch the repetition list to ``level`` (1..3) and present its first sentence."""
-        return self._lists.set_level(level)
+        if self.kind is not ExerciseKind.REPETITION or self._machine.waiting_for_engines:
+            return False
+        self._flow.show_item(self._lists.set_level(level))
+        return True
 
     def present(self, index: int) -> None:
         """Show item ``index`` of the list and say it."""
-        self._lists.present(index)
+        self._flow.show_item(self._lists.present(index))
 
     def next_item(self) -> bool:
         """Go on to the next item (free speech: get ready for a new utterance).
@@ -275,30 +243,7 @@ class PracticeController:
         """
         if self._machine.waiting_for_engines:
             return False
-        if self.kind is ExerciseKind.SCRIPT:
-            # A dialogue goes on line by line, a partner line too; its end
-            # is the dialogue's, not a count of items.
-            return self._script.next()
-        if self.kind is not ExerciseKind.FREE_SPEECH and self._tries.item is None:
-            return False  # nothing on screen yet (or the list's summary)
-        # "Suivant" while a cue is said moves on at once (S was ignored,
-        # and the next answer was scored against the old item).
-        self._voice.interrupt()
-        self.items_done += 1
-        free = self.kind is ExerciseKind.FREE_SPEECH
-        limit = self.settings.max_items if free else self._lists.session_length
-        if limit is not None and self.items_done >= limit:
-            self._tries.clear()
-            self._voice.cue = NO_CUE
-            self._machine.rest_state = State.IDLE
-            self._machine.set_state(State.IDLE)
-            self._machine.emit(ExerciseDone(self.items_done))
-            return True
-        if self.kind is ExerciseKind.FREE_SPEECH:
-            self._free.new_cycle()
-        else:
-            self._lists.next()
-        return True
+        return self._flow.next_item()
 
     def restart(self) -> bool:
         """After the list's summary: the list again from its first item.
@@ -306,9 +251,7 @@ class PracticeController:
         After a dialogue's summary: the same dialogue again, or in a program
         the program's next exercise (:class:`ExerciseDone`).
         """
-        if self.kind is ExerciseKind.SCRIPT:
-            return self._script.restart()
-        return self._lists.restart()
+        return self._flow.restart()
 
     # ----- script practice ------------------------------------------------------------
     @property
@@ -328,24 +271,24 @@ class PracticeController:
 
     def choose_script(self, index: int) -> bool:
         """Practise dialogue ``index`` (0-based) of :attr:`scripts` from its first line."""
-        return self.kind is ExerciseKind.SCRIPT and self._script.choose(index)
+        return self.kind is ExerciseKind.SCRIPT and self._flow.choose_script(index)
 
     def choose_another_script(self) -> bool:
         """Leave the dialogue and offer the dialogues again."""
-        return self.kind is ExerciseKind.SCRIPT and self._script.choose_another()
+        return self.kind is ExerciseKind.SCRIPT and self._flow.choose_another_script()
 
     # ----- speaking ---------------------------------------------------------
     def replay(self) -> bool:
         """Say the current sentence, cue or chosen sentence again (R)."""
         if not self.can_replay:
             return False
-        self._voice.speak(self._voice.cue, then=self.state)
+        self._flow.replay()
         return True
 
     def play_recording(self) -> bool:
         """Play the patient's last recording back."""
         clip = self._listening.last_clip
-        if clip is None or self.state not in (*_AT_REST, State.REVIEWING):
+        if clip is None or self.state not in (*AFTER_REPLAY, State.REVIEWING):
             return False
         self._voice.play_recording(clip)
         return True
@@ -361,45 +304,25 @@ class PracticeController:
         """Listen to the patient (stops the voice first). False when not possible now."""
         if not self.can_record or self.state is State.RECORDING:
             return False
-        repeating = self.kind is not ExerciseKind.FREE_SPEECH or self._free.repeating_next()
-        if not repeating:
-            self._free.new_cycle()
-        self._voice.interrupt()
-        self._machine.rest_state = State.AWAITING_REPETITION if repeating else State.IDLE
-        judge = self._judge() if repeating else None
-        return self._listening.start(repeating, judge, early=self.early_verdicts)
-
-    def _judge(self) -> AnswerJudge | None:
-        """The rule for a try at the item on screen (None: no item to judge against)."""
-        item = self._tries.item
-        if item is None:
-            return None
-        services = self.services
-        return AnswerJudge(services.recognizer, services.vad, item, self._voice.cue.level)
+        return self._flow.record(self.early_verdicts)
 
     def stop_recording(self) -> bool:
-        """End the recording now (the button); the clip is then analysed."""
+        """End the recording now (the button); the clip is then heard."""
         return self._listening.stop()
-
-    def _heard(self, heard: HeardUtterance, repeating: bool, result: ScoreResult | None) -> None:
-        if repeating:
-            self._tries.score(heard, result)
-        else:
-            self._free.heard(heard)
 
     # ----- free speech: proposals -----------------------------------------------
     def hear_proposal(self, index: int) -> bool:
         """Say proposal ``index`` slowly without choosing it (many patients read slowly)."""
-        return self._free.hear_proposal(index)
+        return self._flow.hear_proposal(index)
 
     def choose(self, index: int) -> bool:
         """Pick proposal ``index`` (0-based; keys 1/2/3): it is spoken slowly, then repeated."""
-        return self._free.choose(index)
+        return self._flow.choose(index)
 
     def confirm(self) -> bool:
         """Enter: take the first proposal, or go on after the feedback."""
         if self._free.choosing():
-            return self._free.choose(0)
+            return self.choose(0)
         if self.state is State.FEEDBACK:
             return self.next_item()
         return False

@@ -144,6 +144,11 @@ class Listened:
     judged: Judged | None
     early: tuple[EarlyVerdict, ...] = ()
 
+    @property
+    def silent(self) -> bool:
+        """Nothing was said: no speech started before the timeout, or nothing captured."""
+        return self.reason is StopReason.NO_SPEECH or self.clip.duration == 0
+
 
 def listen(recorder: Recorder, judge: AnswerJudge | None = None) -> Listened:
     """Wait for the recording to end, scoring each settled pause with ``judge`` meanwhile.

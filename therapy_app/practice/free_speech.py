@@ -1,9 +1,10 @@
-"""Free speech: CORRECTING → REVIEWING → a chosen sentence to repeat; the utterance stored once."""
+"""Free speech: an utterance, its proposals and the chosen sentence; the utterance stored once."""
 
 from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 
 from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.exercises import ExerciseContent
@@ -12,11 +13,8 @@ from therapy_app.phrases.match import index_book
 from therapy_app.phrases.model import PhraseBook
 from therapy_app.practice import attempts, cues, items
 from therapy_app.practice.events import Corrected, Cue, ExerciseKind, ItemPresented, Proposal, State
-from therapy_app.practice.listening import Listening
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.practice.session_store import SessionStore
-from therapy_app.practice.tries import ItemTries
-from therapy_app.practice.voice import NO_CUE, Voice
 from therapy_app.speech import chain
 from therapy_app.speech.services import SpeechServices
 from therapy_app.storage.records import AttemptRecord
@@ -28,15 +26,12 @@ NOT_UNDERSTOOD = "Je n'ai pas bien compris. Essayons encore."
 
 
 class FreeSpeechCycle:
-    """One utterance at a time: its proposals, the patient's choice, then repetition tries.
+    """One utterance at a time: its proposals and the patient's choice (tries are the controller's).
 
     Args:
-        machine: the session's state machine.
+        machine: the session's state machine (its jobs; the state is only read).
         services: the engines (the corrector may be absent).
         store: where the utterance is saved.
-        voice: reads proposals and the chosen sentence.
-        tries: practises the chosen sentence.
-        listening: its last recording belongs to the current cycle.
         content: the exercise lists (distractors for scoring the choice).
         repository: where the patient's phrase book is read (None: no book).
         patient_id: whose phrase book.
@@ -47,9 +42,6 @@ class FreeSpeechCycle:
         machine: PracticeMachine,
         services: SpeechServices,
         store: SessionStore,
-        voice: Voice,
-        tries: ItemTries,
-        listening: Listening,
         content: ExerciseContent,
         repository: SessionRepository | None = None,
         patient_id: int | None = None,
@@ -57,13 +49,11 @@ class FreeSpeechCycle:
         self._machine = machine
         self._services = services
         self._store = store
-        self._voice = voice
-        self._tries = tries
-        self._listening = listening
         self._content = content
         self._utterance: HeardUtterance | None = None
         self._correction: chain.CorrectionResult | None = None
-        self._chosen: str | None = None
+        self.chosen: str | None = None
+        """The sentence the patient chose to repeat (None before a choice)."""
         self._saved = True  # the utterance's record is stored (or queued)
         self._repository = repository
         self._patient_id = patient_id
@@ -93,40 +83,30 @@ class FreeSpeechCycle:
     def _book_unread(self, exc: BaseException) -> None:
         _LOGGER.warning("the phrase book could not be read, free speech goes on without: %r", exc)
 
-    def repeating_next(self) -> bool:
-        """True when the next recording is a try at the chosen sentence, not a new utterance."""
-        if self._chosen is None:
-            return False
-        state = self._machine.state
-        if state is State.FEEDBACK and self._tries.last_outcome is not None:
-            # After the cycle ended the next recording is a new utterance.
-            return not self._tries.finished
-        return state in (State.AWAITING_REPETITION, State.SPEAKING)
-
     def new_cycle(self) -> None:
-        """Store the previous utterance if needed and get ready for a new one (IDLE)."""
+        """Store the previous utterance if needed and forget it: a new utterance comes."""
         self.save()
         self._utterance = self._correction = None
-        self._chosen = None
-        self._tries.clear()
-        self._listening.last_clip = None
-        self._voice.cue = NO_CUE
-        self._machine.rest_state = State.IDLE
-        if not self._machine.waiting_for_engines:
-            self._machine.set_state(State.IDLE)
+        self.chosen = None
 
-    def heard(self, utterance: HeardUtterance) -> None:
-        """A new utterance was heard: correct it (CORRECTING)."""
-        text = utterance.transcript.text
-        if not text.strip():
-            self._services.forget_heard()  # no phrase-book check: drop its encoder output
-            self._machine.rest(NOT_UNDERSTOOD)
-            return
+    def understood(self, utterance: HeardUtterance) -> bool:
+        """False when nothing was understood in a new utterance (nothing to correct)."""
+        if utterance.transcript.text.strip():
+            return True
+        self._services.forget_heard()  # no phrase-book check: drop its encoder output
+        return False
+
+    def correct(self, utterance: HeardUtterance, on_corrected: Callable[[], None]) -> None:
+        """Seek sentences for a new utterance; ``on_corrected()`` once they are offered."""
         self._utterance = utterance
-        self._machine.set_state(State.CORRECTING)
         # "Which of my sentences is this?" first, then the corrector (speech.chain).
         correct = functools.partial(chain.correct, book=self.book, utterance=utterance)
-        self._machine.submit(correct, self._services, text, on_done=self._corrected)
+
+        def corrected(result: chain.CorrectionResult) -> None:
+            self._corrected(result)
+            on_corrected()
+
+        self._machine.submit(correct, self._services, utterance.transcript.text, on_done=corrected)
 
     def _corrected(self, result: chain.CorrectionResult) -> None:
         self._correction = result
@@ -135,8 +115,6 @@ class FreeSpeechCycle:
         refusal = result.correction.refusal if result.correction is not None else None
         corrected = result.correction is not None and refusal is None
         self._machine.emit(Corrected(heard, list(result.proposals), corrected, refusal))
-        self._machine.rest_state = State.REVIEWING
-        self._machine.set_state(State.REVIEWING)
 
     @property
     def proposals(self) -> list[Proposal]:
@@ -146,10 +124,8 @@ class FreeSpeechCycle:
     def choosing(self) -> bool:
         """True while the patient picks a proposal (also while one is read out)."""
         state = self._machine.state
-        return self._correction is not None and (
-            state is State.REVIEWING
-            or (state is State.SPEAKING and self._machine.rest_state is State.REVIEWING)
-        )
+        offered = self._correction is not None and self.chosen is None
+        return offered and state in (State.REVIEWING, State.SPEAKING)
 
     def _proposal(self, index: int) -> str | None:
         if not self.choosing() or self._correction is None:
@@ -158,28 +134,25 @@ class FreeSpeechCycle:
             return None
         return self._correction.proposals[index].text
 
-    def hear_proposal(self, index: int) -> bool:
-        """Say proposal ``index`` slowly without choosing it (many patients read slowly)."""
+    def proposal_cue(self, index: int) -> Cue | None:
+        """Proposal ``index`` to say slowly without choosing it (None: no such proposal now)."""
         text = self._proposal(index)
         if text is None:
-            return False
-        self._voice.stop_sound()
-        self._voice.speak(Cue(0, "", text, text, cues.SLOW_RATE_WPM), then=State.REVIEWING)
-        return True
+            return None
+        return Cue(0, "", text, text, cues.SLOW_RATE_WPM)
 
-    def choose(self, index: int) -> bool:
-        """Pick proposal ``index``: it is stored with the utterance, spoken, then repeated."""
+    def choose(self, index: int) -> items.Presentation | None:
+        """Pick proposal ``index``: stored with the utterance; returns the sentence to repeat."""
         text = self._proposal(index)
         if text is None:
-            return False
-        self._voice.stop_sound()  # a proposal being read out
-        self._chosen = text
+            return None
+        self.chosen = text
         if self.book is not None:
             self.book = with_chosen(self.book, text)
         self.save()  # the utterance and the choice, before any repetition try
         item = items.free_speech_item(text, self._content)
-        self._tries.start(item, ItemPresented(ExerciseKind.FREE_SPEECH, text, text, 0, 0, 1))
-        return True
+        presented = ItemPresented(ExerciseKind.FREE_SPEECH, text, text, 0, 0, 1)
+        return items.Presentation(item, presented)
 
     def save(self) -> None:
         """Store the utterance once: when a proposal is chosen, or when leaving.
@@ -190,7 +163,7 @@ class FreeSpeechCycle:
         if self._saved or self._utterance is None or self._correction is None:
             return
         self._saved = True
-        utterance, correction, chosen = self._utterance, self._correction, self._chosen
+        utterance, correction, chosen = self._utterance, self._correction, self.chosen
         services = self._services
 
         def build(session_id: int) -> AttemptRecord:

@@ -14,7 +14,7 @@ from therapy_app.naming.candidates import (
     bare_answer,
     find_competitors,
 )
-from therapy_app.practice.events import ExerciseKind
+from therapy_app.practice.events import ExerciseKind, ItemPresented
 from therapy_app.verdict import NAMING_RANK_MARGIN, RANK_MARGIN
 
 DISTRACTORS = 4
@@ -62,6 +62,19 @@ class ExerciseItem:
     category_label: str = ""
     rank_margin: float = RANK_MARGIN
     script_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """An item to put on screen and practise: what a list, a dialogue or free speech hands on.
+
+    Attributes:
+        item: the item.
+        presented: the event that shows it.
+    """
+
+    item: ExerciseItem
+    presented: ItemPresented
 
 
 class ItemList:

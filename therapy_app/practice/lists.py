@@ -8,11 +8,9 @@ from collections.abc import Callable
 from therapy_app.exercises import ExerciseContent
 from therapy_app.naming.bank import NamingBank, NamingItem, default_bank
 from therapy_app.practice import custom, items, naming_plan, resume
-from therapy_app.practice.events import ExerciseKind, ItemPresented, ListFinished, Notice, State
-from therapy_app.practice.listening import Listening
+from therapy_app.practice.events import ExerciseKind, ItemPresented, ListFinished, Notice
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.practice.settings import PracticeSettings
-from therapy_app.practice.tries import ItemTries
 from therapy_app.storage.repository import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
@@ -21,16 +19,17 @@ LIST_DONE = "Bravo, vous avez fait toute la liste ! On recommence au début."
 
 
 class ItemLists:
-    """The current list of a repetition or completion session.
+    """The current list of a repetition, completion or naming session.
+
+    Each method returns the item to present (or the list's end); the
+    controller shows it and moves the state.
 
     Args:
-        machine: the session's state machine.
-        kind: repetition or completion.
+        machine: the session's state machine (its jobs; the state is only read).
+        kind: repetition, completion or naming.
         content: the exercise lists.
         settings: the first levels and whether repetition resumes.
         repository, patient_id: where the resume point is read.
-        tries: practises the item presented.
-        listening: its last recording is forgotten on a new item.
         bank: the naming pictures (None: the bundled bank, read when needed).
         items_done: how many items the patient moved on from in this session
             (a program's counter counts them).
@@ -44,8 +43,6 @@ class ItemLists:
         settings: PracticeSettings,
         repository: SessionRepository,
         patient_id: int,
-        tries: ItemTries,
-        listening: Listening,
         bank: NamingBank | None = None,
         items_done: Callable[[], int] = lambda: 0,
     ) -> None:
@@ -55,8 +52,6 @@ class ItemLists:
         self._settings = settings
         self._repository = repository
         self._patient_id = patient_id
-        self._tries = tries
-        self._listening = listening
         self._bank = bank
         self._items_done = items_done
         self.list = items.ItemList()
@@ -66,8 +61,12 @@ class ItemLists:
         """The patient reached the end of the list (outside a program): nothing is presented."""
         self._results: dict[int, bool] = {}  # list index -> got right, since the list started
 
-    def begin(self) -> None:
-        """Present the first item, or where the patient stopped last time (repetition)."""
+    def begin(self, on_ready: Callable[[items.Presentation | None], None]) -> None:
+        """The first item, or where the patient stopped last time (repetition).
+
+        Args:
+            on_ready: receives it, at once or once read on the database worker.
+        """
         if self._kind is ExerciseKind.NAMING:
             # The pictures due and their start levels come from the history (db
             # worker), within what the program allows, the patient's own first.
@@ -79,8 +78,8 @@ class ItemLists:
                 self._settings.max_items or naming_plan.SESSION_SIZE,
                 self._own_pictures(),
                 pool="db",
-                on_done=self._planned,
-                on_error=self._plan_unknown,
+                on_done=lambda plan: on_ready(self._planned(plan)),
+                on_error=lambda exc: on_ready(self._plan_unknown(exc)),
             )
             return
         if self._kind is ExerciseKind.REPETITION and self._settings.resume:
@@ -92,12 +91,12 @@ class ItemLists:
                 self._patient_id,
                 self._content,
                 pool="db",
-                on_done=self._resume,
-                on_error=self._resume_unknown,
+                on_done=lambda point: on_ready(self._resume(point)),
+                on_error=lambda exc: on_ready(self._resume_unknown(exc)),
             )
             return
         self._load()
-        self.present(0)
+        on_ready(self.present(0))
 
     @property
     def bank(self) -> NamingBank:
@@ -115,16 +114,16 @@ class ItemLists:
             self.bank, self._settings.naming_level, self._settings.naming_category
         )
 
-    def _planned(self, plan: list[naming_plan.PlannedItem]) -> None:
+    def _planned(self, plan: list[naming_plan.PlannedItem]) -> items.Presentation | None:
         bank = self.bank
         self.list.replace([items.naming_item(p.item, bank, p.start_level, p.errors) for p in plan])
         self.level = 0
         self._results = {}
-        self.present(0)
+        return self.present(0)
 
-    def _plan_unknown(self, exc: BaseException) -> None:
+    def _plan_unknown(self, exc: BaseException) -> items.Presentation | None:
         _LOGGER.warning("cannot read the naming history, starting afresh: %r", exc)
-        self._planned(
+        return self._planned(
             naming_plan.plan_session(
                 self._naming_pool(),
                 {},
@@ -133,17 +132,17 @@ class ItemLists:
             )
         )
 
-    def _resume_unknown(self, exc: BaseException) -> None:
+    def _resume_unknown(self, exc: BaseException) -> items.Presentation | None:
         _LOGGER.warning("cannot read where repetition stopped, starting over: %r", exc)
-        self._resume(None)
+        return self._resume(None)
 
-    def _resume(self, point: resume.ResumePoint | None) -> None:
+    def _resume(self, point: resume.ResumePoint | None) -> items.Presentation | None:
         if point is not None:
             self.level = point.level
         index = point.index if point is not None else 0
         # The patient's own items go where the patient starts today.
         self._load(custom_at=index)
-        self.present(index)
+        return self.present(index)
 
     def _load(self, custom_at: int = 0) -> None:
         # The patient's own words and sentences come first (the therapist's lists).
@@ -166,14 +165,11 @@ class ItemLists:
             )
             self.level = completion_level or 0
 
-    def set_level(self, level: int) -> bool:
-        """Switch the repetition list to ``level`` (1..3) and present its first sentence."""
-        if self._kind is not ExerciseKind.REPETITION or self._machine.waiting_for_engines:
-            return False
+    def set_level(self, level: int) -> items.Presentation | None:
+        """Switch the repetition list to ``level`` (1..3); its first sentence."""
         self.level = level
         self._load()
-        self.present(0)
-        return True
+        return self.present(0)
 
     @property
     def session_length(self) -> int | None:
@@ -186,15 +182,15 @@ class ItemLists:
             return None
         return min(limit, len(self.list)) if len(self.list) else limit
 
-    def present(self, index: int) -> None:
-        """Show item ``index`` of the list and say it (past the end: back to the start).
+    def present(self, index: int) -> items.Presentation | None:
+        """Item ``index`` of the list (past the end: back to the start; None: empty list).
 
         In a program the list goes on from its start when the session started
         late in it (repetition resumes); outside a program :meth:`next` stops
         at the end instead.
         """
         if not len(self.list):
-            return
+            return None
         if index >= len(self.list):
             if self._settings.max_items is None:
                 self._machine.emit(Notice(LIST_DONE))
@@ -202,7 +198,6 @@ class ItemLists:
         self.finished = False
         item = self.list.select(index)
         self._results.setdefault(index, False)
-        self._listening.last_clip = None  # "Ma voix" on a new item: nothing yet
         length = self.session_length
         if length is None:
             number, total = index + 1, len(self.list)
@@ -220,33 +215,31 @@ class ItemLists:
             number,
             total,
         )
-        self._tries.start(item, presented)
+        return items.Presentation(item, presented)
 
-    def next(self) -> None:
-        """The next item; outside a program, after the last one: :class:`ListFinished`."""
+    def next(self, succeeded: bool | None) -> items.Presentation | ListFinished | None:
+        """The next item; outside a program, after the last one: :class:`ListFinished`.
+
+        Args:
+            succeeded: whether the patient got the item on screen right (None: no item).
+        """
         index = self.list.index
-        if self._tries.item is not None:
-            self._results[index] = self._results.get(index, False) or self._tries.succeeded
+        if succeeded is not None:
+            self._results[index] = self._results.get(index, False) or succeeded
         if self._settings.max_items is None and index + 1 >= len(self.list):
-            self._finish()
-            return
-        self.present(index + 1)
+            return self._finish()
+        return self.present(index + 1)
 
-    def _finish(self) -> None:
+    def _finish(self) -> ListFinished:
         # A summary, then the patient chooses to start again: no
         # silent restart, no item on screen that an answer could be scored against.
         results = self._results
         self._results = {}
         self.finished = True
-        self._tries.clear()
-        self._listening.last_clip = None
-        self._machine.rest_state = State.IDLE
-        self._machine.set_state(State.IDLE)
-        self._machine.emit(ListFinished(len(results), sum(results.values())))
+        return ListFinished(len(results), sum(results.values()))
 
-    def restart(self) -> bool:
-        """After :class:`ListFinished`: the list again from its first item."""
+    def restart(self) -> items.Presentation | None:
+        """After :class:`ListFinished`: the list again from its first item (None: refused)."""
         if not self.finished or self._machine.waiting_for_engines:
-            return False
-        self.present(0)
-        return True
+            return None
+        return self.present(0)

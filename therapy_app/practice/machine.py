@@ -1,15 +1,17 @@
-"""The exercise's state machine: its state, its observers, and jobs dropped when it ends."""
+"""The exercise's state machine: transition table, state, observers, jobs dropped at its end."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Mapping
+from enum import StrEnum
 from typing import Any
 
 from therapy_app.practice.events import (
     ErrorOccurred,
     ExerciseKind,
-    Notice,
     PracticeEvent,
     State,
     StateChanged,
@@ -20,21 +22,161 @@ from therapy_app.practice.scheduling import Scheduler
 _LOGGER = logging.getLogger(__name__)
 
 
+class Trigger(StrEnum):
+    """What the controller decided, from an intent or a part's outcome: the table's input."""
+
+    SPEAK = "speak"
+    """The voice starts: a cue, a proposal read out, an announcement, a partner's line."""
+    AWAIT_TRY = "await_try"
+    """The patient's turn at the item: its cue was said, or a try heard nothing or failed."""
+    RECORD = "record"
+    """The microphone is open."""
+    RECOGNISE = "recognise"
+    """The recording ended with speech in it: it is heard."""
+    SCORE = "score"
+    """A try at the item was heard: it is judged."""
+    SHOW_VERDICT = "show_verdict"
+    """The verdict is reported (again after its cue was said once more)."""
+    CORRECT = "correct"
+    """A free-speech utterance was heard: sentences are sought for it."""
+    OFFER_PROPOSALS = "offer_proposals"
+    """The sentences are offered (again after one was read out)."""
+    REST = "rest"
+    """Nothing to try: free speech waits for an utterance, a list or a dialogue
+    ended, the dialogues are offered, an utterance was not heard."""
+    END = "end"
+    """The patient leaves the exercise."""
+
+
+_S = State
+_T = Trigger
+
+TRANSITIONS: Mapping[State, Mapping[Trigger, State]] = {
+    _S.IDLE: {
+        _T.SPEAK: _S.SPEAKING,
+        _T.RECORD: _S.RECORDING,
+        _T.REST: _S.IDLE,
+        _T.END: _S.IDLE,
+    },
+    _S.SPEAKING: {
+        _T.SPEAK: _S.SPEAKING,  # another cue or line at once: the voice goes on
+        _T.AWAIT_TRY: _S.AWAITING_REPETITION,
+        _T.RECORD: _S.RECORDING,  # the patient does not wait for the end of the cue
+        _T.SHOW_VERDICT: _S.FEEDBACK,
+        _T.OFFER_PROPOSALS: _S.REVIEWING,
+        _T.REST: _S.IDLE,
+        _T.END: _S.IDLE,
+    },
+    _S.AWAITING_REPETITION: {
+        _T.SPEAK: _S.SPEAKING,
+        _T.AWAIT_TRY: _S.AWAITING_REPETITION,  # the microphone could not be opened
+        _T.RECORD: _S.RECORDING,
+        _T.REST: _S.IDLE,
+        _T.END: _S.IDLE,
+    },
+    _S.RECORDING: {
+        _T.RECOGNISE: _S.RECOGNISING,
+        _T.AWAIT_TRY: _S.AWAITING_REPETITION,
+        _T.REST: _S.IDLE,
+        _T.END: _S.IDLE,
+    },
+    _S.RECOGNISING: {
+        _T.SCORE: _S.SCORING,
+        _T.CORRECT: _S.CORRECTING,
+        _T.AWAIT_TRY: _S.AWAITING_REPETITION,
+        _T.REST: _S.IDLE,
+        _T.END: _S.IDLE,
+    },
+    _S.SCORING: {
+        _T.SHOW_VERDICT: _S.FEEDBACK,
+        _T.AWAIT_TRY: _S.AWAITING_REPETITION,
+        _T.END: _S.IDLE,
+    },
+    _S.FEEDBACK: {
+        _T.SPEAK: _S.SPEAKING,
+        _T.AWAIT_TRY: _S.AWAITING_REPETITION,  # "recommencer", the microphone not opened
+        _T.RECORD: _S.RECORDING,
+        _T.REST: _S.IDLE,
+        _T.END: _S.IDLE,
+    },
+    _S.CORRECTING: {
+        _T.OFFER_PROPOSALS: _S.REVIEWING,
+        _T.REST: _S.IDLE,
+        _T.END: _S.IDLE,
+    },
+    _S.REVIEWING: {
+        _T.SPEAK: _S.SPEAKING,
+        _T.RECORD: _S.RECORDING,  # another utterance instead of a proposal
+        _T.REST: _S.IDLE,
+        _T.END: _S.IDLE,
+    },
+}
+"""state × trigger → next state; a pair that is not here is an illegal transition."""
+
+TARGETS: Mapping[Trigger, State] = {
+    trigger: target for moves in TRANSITIONS.values() for trigger, target in moves.items()
+}
+"""Where each trigger leads (one state per trigger, whatever the state it leaves)."""
+
+
+class IllegalTransition(RuntimeError):
+    """The controller asked for a move the transition table does not have (a bug)."""
+
+    def __init__(self, state: State, trigger: Trigger) -> None:
+        legal = ", ".join(t.value for t in TRANSITIONS[state])
+        super().__init__(
+            f"no transition from {state.value!r} on {trigger.value!r} (legal: {legal})"
+        )
+        self.state = state
+        self.trigger = trigger
+
+
+def next_state(state: State, trigger: Trigger) -> State:
+    """The state ``trigger`` leads to from ``state``.
+
+    Raises:
+        IllegalTransition: the table has no such move.
+    """
+    target = TRANSITIONS[state].get(trigger)
+    if target is None:
+        raise IllegalTransition(state, trigger)
+    return target
+
+
+def strict_by_default() -> bool:
+    """Whether an illegal transition raises: under pytest or ``python -X dev``.
+
+    A patient's session only logs it and goes on: stopping there would leave
+    the patient stuck, and the try already recorded is stored before any move.
+    """
+    return sys.flags.dev_mode or "PYTEST_CURRENT_TEST" in os.environ
+
+
 class PracticeMachine:
     """State, events and scheduling shared by the parts of one exercise session.
+
+    Only the controller moves it (:meth:`move`); the parts read the state,
+    report events and run jobs.
 
     Args:
         kind: which exercise (for logs).
         scheduler: runs slow steps (the GUI's TaskRunner, or ``InlineScheduler``).
+        strict: raise :class:`IllegalTransition` (else log it and make the
+            move); None: :func:`strict_by_default`.
     """
 
-    def __init__(self, kind: ExerciseKind, scheduler: Scheduler) -> None:
+    def __init__(
+        self,
+        kind: ExerciseKind,
+        scheduler: Scheduler,
+        strict: bool | None = None,
+    ) -> None:
         self.kind = kind
+        self.strict = strict_by_default() if strict is None else strict
         self._scheduler = scheduler
+        self._recover: Callable[[], None] = lambda: None
         self._listeners: list[Callable[[PracticeEvent], None]] = []
         self._state = State.IDLE
-        # Where a step that failed or heard nothing leaves the patient.
-        self.rest_state = State.IDLE
         self._epoch = 0  # bumped when the session ends: late results are dropped
         self._on_failure: list[Callable[[], None]] = []
 
@@ -58,24 +200,31 @@ class PracticeMachine:
         """Current state."""
         return self._state
 
-    def set_state(self, state: State) -> None:
-        """Move to ``state`` and report it (nothing when already there)."""
-        if state is self._state:
-            return
-        previous, self._state = self._state, state
-        _LOGGER.debug("%s: %s -> %s", self.kind.value, previous.value, state.value)
-        self.emit(StateChanged(state, previous))
+    def move(self, trigger: Trigger) -> State:
+        """Take the table's transition for ``trigger`` and report it (nothing when it stays).
+
+        Raises:
+            IllegalTransition: the table has no such move and the machine is
+                strict; otherwise the error is logged and the move made.
+        """
+        previous = self._state
+        try:
+            state = next_state(previous, trigger)
+        except IllegalTransition:
+            _LOGGER.error("%s: illegal transition", self.kind.value, exc_info=True)
+            if self.strict:
+                raise
+            state = TARGETS[trigger]
+        if state is not previous:
+            self._state = state
+            _LOGGER.debug("%s: %s -> %s", self.kind.value, previous.value, state.value)
+            self.emit(StateChanged(state, previous))
+        return state
 
     @property
     def waiting_for_engines(self) -> bool:
         """True while recording or while the engines work: intents are refused then."""
         return self._state.busy or self._state is State.RECORDING
-
-    def rest(self, message: str | None = None) -> None:
-        """Say ``message`` (if any) and go back to the rest state."""
-        if message:
-            self.emit(Notice(message))
-        self.set_state(self.rest_state)
 
     # ----- jobs --------------------------------------------------------------------
     def submit(
@@ -110,10 +259,18 @@ class PracticeMachine:
         """Call ``cleanup()`` whenever a step fails, before the error is reported."""
         self._on_failure.append(cleanup)
 
-    def fail(self, exc: BaseException) -> None:
-        """A step failed: tell the patient in French and go back to the rest state."""
+    def recover_with(self, recover: Callable[[], None]) -> None:
+        """Call ``recover()`` after a failure is reported: the controller chooses the next state."""
+        self._recover = recover
+
+    def report(self, exc: BaseException) -> None:
+        """A step failed: clean up and tell the patient in French (the state stays)."""
         _LOGGER.warning("practice step failed: %r", exc)
         for cleanup in self._on_failure:
             cleanup()
         self.emit(ErrorOccurred(french_message(exc), exc))
-        self.set_state(self.rest_state)
+
+    def fail(self, exc: BaseException) -> None:
+        """A step failed: report it, then let the controller choose where the patient goes on."""
+        self.report(exc)
+        self._recover()

@@ -16,7 +16,8 @@ cue); its end shows how many of their lines they got right.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from therapy_app.exercises import ExerciseContent
 from therapy_app.phrases.agreement import agree
@@ -30,12 +31,8 @@ from therapy_app.practice.events import (
     ListFinished,
     ScriptLine,
     ScriptsOffered,
-    State,
 )
-from therapy_app.practice.listening import Listening
 from therapy_app.practice.machine import PracticeMachine
-from therapy_app.practice.tries import ItemTries
-from therapy_app.practice.voice import NO_CUE, Voice
 from therapy_app.storage.phrase_store import PhraseStore
 from therapy_app.storage.repository import SessionRepository
 from therapy_app.storage.script_store import ScriptStore, bundled_examples
@@ -82,14 +79,32 @@ def script_item(text: str, script: Script, content: ExerciseContent) -> items.Ex
     return replace(item, script_id=script.id or None)
 
 
+@dataclass(frozen=True)
+class PartnerLine:
+    """The partner's line comes on screen: the voice says it, then the dialogue goes on."""
+
+    line: ScriptLine
+
+
+@dataclass(frozen=True)
+class PatientLine:
+    """The patient's line comes on screen: it is practised as an item."""
+
+    line: ScriptLine
+    shown: items.Presentation
+
+
+ScriptStep = PartnerLine | PatientLine | ListFinished
+"""What comes next in a dialogue: a line, or its end (the summary's numbers)."""
+
+
 class ScriptCycle:
     """The patient's pick of a dialogue, then its lines in order, then a summary.
 
+    Each method returns what comes next; the controller shows it and moves the state.
+
     Args:
-        machine: the session's state machine.
-        voice: says the partner's lines (and the patient's as models, via ``tries``).
-        tries: practises each patient line.
-        listening: its last recording belongs to the line on screen.
+        machine: the session's state machine (its jobs; the state is only read).
         content: the repetition lists (distractors for scoring).
         repository, patient_id: where the patient's dialogues are read.
         in_program: the exercise is a step of today's program: after the
@@ -99,18 +114,12 @@ class ScriptCycle:
     def __init__(
         self,
         machine: PracticeMachine,
-        voice: Voice,
-        tries: ItemTries,
-        listening: Listening,
         content: ExerciseContent,
         repository: SessionRepository,
         patient_id: int,
         in_program: bool = False,
     ) -> None:
         self._machine = machine
-        self._voice = voice
-        self._tries = tries
-        self._listening = listening
         self._content = content
         self._repository = repository
         self._patient_id = patient_id
@@ -128,87 +137,77 @@ class ScriptCycle:
         self._results: dict[int, bool] = {}  # patient line index -> got right
 
     # ----- picking ------------------------------------------------------------------
-    def begin(self) -> None:
-        """Read the patient's dialogues (database worker), then offer them."""
-        self._rest()
+    def begin(self, on_offered: Callable[[ScriptsOffered], None]) -> None:
+        """Read the patient's dialogues (database worker); ``on_offered`` receives the offer."""
+
+        def offered(found: tuple[list[Script], bool]) -> None:
+            self.scripts, self.examples = found
+            on_offered(self._offer())
+
+        def not_read(exc: BaseException) -> None:
+            _LOGGER.warning(
+                "the patient's scripts could not be read, offering the examples: %r", exc
+            )
+            try:
+                examples = [s for s in bundled_examples() if s.patient_lines]
+            except Exception as error:  # noqa: BLE001 - reported to the patient in French
+                self._machine.fail(error)
+                return
+            offered((examples, True))
+
         self._machine.submit(
             offered_scripts,
             self._repository,
             self._patient_id,
             pool="db",
-            on_done=self._offered,
-            on_error=self._not_read,
+            on_done=offered,
+            on_error=not_read,
         )
 
-    def _not_read(self, exc: BaseException) -> None:
-        _LOGGER.warning("the patient's scripts could not be read, offering the examples: %r", exc)
-        try:
-            examples = [s for s in bundled_examples() if s.patient_lines]
-        except Exception as error:  # noqa: BLE001 - reported to the patient in French
-            self._machine.fail(error)
-            return
-        self._offered((examples, True))
-
-    def _offered(self, found: tuple[list[Script], bool]) -> None:
-        self.scripts, self.examples = found
-        self._offer()
-
-    def _offer(self) -> None:
+    def _offer(self) -> ScriptsOffered:
         self.script = None
         self.index = -1
         self.finished = False
-        self._clear_line()
-        self._rest()
-        self._machine.emit(ScriptsOffered(tuple(s.title for s in self.scripts), self.examples))
+        return ScriptsOffered(tuple(s.title for s in self.scripts), self.examples)
 
     @property
     def picking(self) -> bool:
         """True while the dialogues are offered and none is chosen."""
         return self.script is None and bool(self.scripts)
 
-    def choose(self, index: int) -> bool:
-        """Practise dialogue ``index`` of the offer (0-based) from its first line."""
+    def choose(self, index: int) -> ScriptStep | None:
+        """Dialogue ``index`` of the offer (0-based) from its first line (None: refused)."""
         if self.script is not None or not 0 <= index < len(self.scripts):
-            return False
+            return None
         if self._machine.waiting_for_engines:
-            return False
-        self._start(self.scripts[index])
-        return True
+            return None
+        return self._start(self.scripts[index])
 
-    def choose_another(self) -> bool:
-        """Back to the offer of dialogues (the voice stops)."""
+    def choose_another(self) -> ScriptsOffered | None:
+        """Back to the offer of dialogues (None: refused)."""
         if not self.scripts or self._machine.waiting_for_engines:
-            return False
-        self._voice.interrupt()
-        self._offer()
-        return True
+            return None
+        return self._offer()
 
     # ----- the dialogue -----------------------------------------------------------
-    def _start(self, script: Script) -> None:
+    def _start(self, script: Script) -> ScriptStep:
         self.script = script
         self.finished = False
         self._results = {}
-        self._line(0)
+        return self._line(0)
 
-    def _line(self, index: int) -> None:
+    def _line(self, index: int) -> ScriptStep:
         script = self.script
-        if script is None:
-            return
+        assert script is not None
         self.index = index
-        self._clear_line()
         turns = script.turns
         if index >= len(turns):
-            self._finish()
-            return
+            return self._finish()
         turn = turns[index]
         count = len(turns)
-        self._machine.emit(ScriptLine(script.title, index, count, turn.speaker.value, turn.text))
+        line = ScriptLine(script.title, index, count, turn.speaker.value, turn.text)
         if turn.speaker is Speaker.PARTNER:
-            # Said at the patient's pace; whatever the voice does (no speaker,
-            # an error), the dialogue goes on: the line is on screen.
-            self._machine.rest_state = State.IDLE
-            self._voice.announce(turn.text, lambda: self._line(index + 1))
-            return
+            return PartnerLine(line)
         lines = [i for i, t in enumerate(turns) if t.speaker is Speaker.PATIENT]
         self._results.setdefault(index, False)
         item = script_item(turn.text, script, self._content)
@@ -222,44 +221,43 @@ class ScriptCycle:
             number=lines.index(index) + 1,
             total=len(lines),
         )
-        self._tries.start(item, presented)
+        return PatientLine(line, items.Presentation(item, presented))
 
-    def next(self) -> bool:
-        """The dialogue's next line (after the feedback, or skipping the line on screen)."""
+    def next(self, succeeded: bool | None) -> ScriptStep | None:
+        """The dialogue's next line (after the feedback, or skipping the line on screen).
+
+        Args:
+            succeeded: whether the patient got the line on screen right (None:
+                not a line of theirs).
+
+        Returns:
+            What comes next; None when there is no dialogue going on.
+        """
         if self.script is None or self.finished:
-            return False
-        if self._tries.item is not None:
-            self._results[self.index] = self._results.get(self.index, False) or (
-                self._tries.succeeded
-            )
-        self._voice.interrupt()
-        self._line(self.index + 1)
-        return True
+            return None
+        if succeeded is not None:
+            self._results[self.index] = self._results.get(self.index, False) or succeeded
+        return self._line(self.index + 1)
 
-    def _finish(self) -> None:
+    def partner_said(self) -> ScriptStep | None:
+        """The partner's line was said: the next line (None: no dialogue going on)."""
+        return self.next(None)
+
+    def _finish(self) -> ListFinished:
         script = self.script
         assert script is not None
         self.finished = True
-        self._rest()
-        self._machine.emit(ListFinished(len(script.patient_lines), sum(self._results.values())))
+        return ListFinished(len(script.patient_lines), sum(self._results.values()))
 
-    def restart(self) -> bool:
-        """After the summary: the same dialogue again (in a program: the program goes on)."""
+    def restart(self) -> ScriptStep | ExerciseDone | None:
+        """After the summary: the same dialogue again (in a program: the program goes on).
+
+        Returns:
+            The dialogue's first line, :class:`ExerciseDone` in a program, or
+            None (refused: no summary shown, or the engines work).
+        """
         if not self.finished or self.script is None or self._machine.waiting_for_engines:
-            return False
+            return None
         if self._in_program:
-            self._machine.emit(ExerciseDone(len(self.script.patient_lines)))
-            return True
-        self._start(self.script)
-        return True
-
-    # ----- helpers --------------------------------------------------------------------
-    def _clear_line(self) -> None:
-        self._tries.clear()
-        self._voice.cue = NO_CUE
-        self._listening.last_clip = None  # "Ma voix" on a new line: nothing yet
-
-    def _rest(self) -> None:
-        self._machine.rest_state = State.IDLE
-        if not self._machine.waiting_for_engines:
-            self._machine.set_state(State.IDLE)
+            return ExerciseDone(len(self.script.patient_lines))
+        return self._start(self.script)

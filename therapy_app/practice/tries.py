@@ -1,21 +1,15 @@
-"""The SCORING and FEEDBACK states: a try at the current item is scored, stored and answered."""
+"""Tries at one item: each is scored into a verdict (SCORING), what FEEDBACK reports and stores."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.practice import attempts, cues, items, naming_cues
-from therapy_app.practice.events import (
-    Cue,
-    CueGiven,
-    ExerciseKind,
-    Feedback,
-    ItemPresented,
-    State,
-)
+from therapy_app.practice.events import Cue, ExerciseKind, Feedback
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.practice.scoring import ScoreResult, score_item, shown_transcript
-from therapy_app.practice.session_store import SessionStore
-from therapy_app.practice.voice import Voice
 from therapy_app.speech.services import SpeechServices
 
 PRAISE = {3: "Bravo ! C'est parfait.", 2: "Très bien !"}
@@ -37,29 +31,36 @@ def max_level(item: items.ExerciseItem) -> int:
     return naming_cues.MAX_NAMING_LEVEL if item.naming is not None else cues.MAX_CUE_LEVEL
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """A try scored: what is stored, what the patient is told, and what comes next.
+
+    Attributes:
+        outcome: the try with its score, stored with its recording.
+        feedback: the verdict as reported.
+        next_cue: the help for the next try; None when the item is over
+            (success, or the strongest cue was given).
+    """
+
+    outcome: attempts.TryOutcome
+    feedback: Feedback
+    next_cue: Cue | None
+
+
 class ItemTries:
-    """Tries at one item: repetition, completion, and the chosen sentence in free speech.
+    """Tries at one item: repetition, completion, naming, a dialogue's line, a chosen sentence.
 
     Args:
-        machine: the session's state machine.
+        machine: the session's state machine (its jobs).
         services: the engines (scoring listens with the recogniser).
-        voice: says the next cue after a miss.
-        store: where each try is saved with its recording.
         kind: the exercise (a free-speech try is stored as a repetition).
     """
 
     def __init__(
-        self,
-        machine: PracticeMachine,
-        services: SpeechServices,
-        voice: Voice,
-        store: SessionStore,
-        kind: ExerciseKind,
+        self, machine: PracticeMachine, services: SpeechServices, kind: ExerciseKind
     ) -> None:
         self._machine = machine
         self._services = services
-        self._voice = voice
-        self._store = store
         self._kind = kind
         self.item: items.ExerciseItem | None = None
         """The item being practised (None in free speech before a choice)."""
@@ -69,45 +70,46 @@ class ItemTries:
         self.succeeded = False
         """The patient got the item right at least once (with or without help)."""
 
-    def start(self, item: items.ExerciseItem, presented: ItemPresented) -> None:
-        """Practise ``item``: report ``presented``, give its first cue, wait for the patient.
+    def start(self, item: items.ExerciseItem) -> Cue:
+        """Practise ``item``; returns its first cue.
 
         The first cue is level ``item.start_level`` (0 except in naming, where
-        a picture starts below the help the patient needed last time); a
-        higher first level is reported as a :class:`CueGiven` too.
+        a picture starts below the help the patient needed last time).
         """
+        self.clear()
         self.item = item
-        self.last_outcome = None
-        self.finished = False
-        self.succeeded = False
-        self._machine.emit(presented)
-        self._machine.rest_state = State.AWAITING_REPETITION
-        first = cue_for(item, item.start_level)
-        if item.start_level > 0:
-            self._machine.emit(CueGiven(first))
-        self._voice.give(first)
+        return cue_for(item, item.start_level)
 
     def clear(self) -> None:
-        """No item (free speech, before a sentence is chosen)."""
+        """No item (free speech before a sentence is chosen, a partner's line, a list's end)."""
         self.item = None
         self.last_outcome = None
         self.finished = False
         self.succeeded = False
 
-    def score(self, heard: HeardUtterance, result: ScoreResult | None = None) -> None:
-        """Score ``heard`` against the item (SCORING), then give feedback.
+    def score(
+        self,
+        heard: HeardUtterance,
+        result: ScoreResult | None,
+        cue_level: int,
+        tts_s: float | None,
+        on_scored: Callable[[Verdict], None],
+    ) -> None:
+        """Score ``heard`` against the item; ``on_scored`` receives the verdict.
 
         Args:
             heard: the try.
             result: its verdict when it was judged with its recording
                 (:class:`~therapy_app.practice.early.AnswerJudge`, against
                 this item at this cue level); None scores it now.
+            cue_level: the help given before the try.
+            tts_s: seconds spent synthesising that help (stored with the try).
+            on_scored: receives the :class:`Verdict`.
         """
         item = self.item
         assert item is not None
-        self._machine.set_state(State.SCORING)
         if result is not None:
-            self._scored(heard, result)
+            on_scored(self._verdict(heard, result, cue_level, tts_s))
             return
         self._machine.submit(
             score_item,
@@ -115,18 +117,19 @@ class ItemTries:
             item,
             heard.clip,
             heard.transcript.text,
-            self._voice.cue.level,
-            on_done=lambda result: self._scored(heard, result),
+            cue_level,
+            on_done=lambda scored: on_scored(self._verdict(heard, scored, cue_level, tts_s)),
         )
 
-    def _scored(self, heard: HeardUtterance, result: ScoreResult) -> None:
+    def _verdict(
+        self, heard: HeardUtterance, result: ScoreResult, level: int, tts_s: float | None
+    ) -> Verdict:
         item = self.item
         assert item is not None
-        level = self._voice.cue.level
         # A free-speech try repeats the chosen sentence: stored as a repetition.
         kind = ExerciseKind.REPETITION if self._kind is ExerciseKind.FREE_SPEECH else self._kind
         outcome = attempts.TryOutcome(
-            kind, heard, result, item.target, level, self._voice.tts_s, item.script_id
+            kind, heard, result, item.target, level, tts_s, item.script_id
         )
         self.last_outcome = outcome
         finished = result.success or level >= max_level(item)
@@ -136,28 +139,13 @@ class ItemTries:
             message = PRAISE.get(result.stars, PRAISE[2])
         else:
             message = MOVE_ON if finished else TRY_AGAIN
-        services = self._services
-        self._store.save(
-            lambda session_id: attempts.item_record(
-                session_id, outcome, services.provider, services.model_versions
-            ),
-            heard.clip,
+        feedback = Feedback(
+            result.success,
+            result.stars,
+            message,
+            shown_transcript(result, heard.transcript.text),
+            item.target,
+            result.wer,
+            finished,
         )
-        self._machine.emit(
-            Feedback(
-                result.success,
-                result.stars,
-                message,
-                shown_transcript(result, heard.transcript.text),
-                item.target,
-                result.wer,
-                finished,
-            )
-        )
-        self._machine.rest_state = State.FEEDBACK
-        self._machine.set_state(State.FEEDBACK)
-        if not finished:
-            cue = cue_for(item, level + 1)
-            self._machine.emit(CueGiven(cue))
-            self._machine.rest_state = State.AWAITING_REPETITION
-            self._voice.give(cue)
+        return Verdict(outcome, feedback, None if finished else cue_for(item, level + 1))

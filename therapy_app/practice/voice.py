@@ -1,4 +1,4 @@
-"""The SPEAKING state: the voice says a cue or a sentence, then the exercise goes on."""
+"""The voice of the SPEAKING state: says a cue or a sentence, then reports that it was said."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 from therapy_app.audio.clip import AudioClip
 from therapy_app.errors import AudioDeviceError, SpeechSynthesisError
 from therapy_app.practice import cues
-from therapy_app.practice.events import Cue, Notice, Speaking, State, french_message
+from therapy_app.practice.events import Cue, Notice, Speaking, french_message
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.speech import chain
 from therapy_app.speech.services import SpeechServices
@@ -43,42 +43,32 @@ class Voice:
         self._token = 0  # bumped when speech is interrupted: its completion is ignored
         self._warned = False
 
-    def give(self, cue: Cue) -> None:
-        """Make ``cue`` the current help and say it; then wait for the patient's try."""
-        self.cue = cue
-        self.speak(cue, then=State.AWAITING_REPETITION)
+    def clear(self) -> None:
+        """No current help (a new line, a new utterance, the end of the exercise)."""
+        self.cue = NO_CUE
 
-    def speak(self, cue: Cue, then: State) -> None:
-        """Say ``cue`` (SPEAKING), then move to ``then``.
-
-        Without a speaker the patient is told once to read the screen, and the
-        exercise goes on as if the sentence had been heard.
-        """
-        self._say(cue, lambda: self._machine.set_state(then), self._machine.fail)
-
-    def announce(self, text: str, after: Callable[[], None]) -> None:
-        """Say an instruction (SPEAKING), then go IDLE and call ``after()``.
-
-        Not a cue: "Réécouter" does not say it again. Whatever goes wrong with
-        the voice, ``after`` is called: an announcement never stops the exercise.
-        """
-
-        def done() -> None:
-            self._machine.set_state(State.IDLE)
-            after()
-
-        def failed(exc: BaseException) -> None:
-            _LOGGER.warning("announcement not spoken: %r", exc)
-            done()
-
-        self._say(Cue(0, "", text, text, cues.NORMAL_RATE_WPM), done, failed)
-
-    def _say(
-        self, cue: Cue, on_end: Callable[[], None], on_error: Callable[[BaseException], None]
+    def say(
+        self,
+        cue: Cue,
+        on_said: Callable[[], None],
+        on_error: Callable[[BaseException], None],
+        current: bool = False,
     ) -> None:
+        """Say ``cue``, then call ``on_said()`` (``on_error(exc)`` if the voice failed).
+
+        Without a speaker the patient is told once to read the screen, and
+        ``on_said`` is called as if the sentence had been heard.
+
+        Args:
+            cue: what to say.
+            on_said: called once it is said.
+            on_error: called if the voice failed (not for a missing speaker).
+            current: ``cue`` becomes the help "Réécouter" says again.
+        """
+        if current:
+            self.cue = cue
         self._token += 1
         token = self._token
-        self._machine.set_state(State.SPEAKING)
         self._machine.emit(Speaking(cue.spoken, cue.level))
 
         def spoken(tts_s: float | None) -> None:
@@ -86,7 +76,7 @@ class Voice:
                 return
             if tts_s is not None:
                 self.tts_s = tts_s
-            on_end()
+            on_said()
 
         def failed(exc: BaseException) -> None:
             if token != self._token:
@@ -95,7 +85,7 @@ class Voice:
                 if not self._warned:
                     self._warned = True
                     self._machine.emit(Notice(f"{NO_SPEAKER} {french_message(exc)}"))
-                on_end()
+                on_said()
                 return
             on_error(exc)
 
@@ -105,13 +95,26 @@ class Voice:
             chain.speak, self._services, cue.spoken, options, on_done=spoken, on_error=failed
         )
 
+    def announce(self, text: str, on_said: Callable[[], None]) -> None:
+        """Say an instruction or a partner's line, then call ``on_said()``.
+
+        Not a cue: "Réécouter" does not say it again. Whatever goes wrong with
+        the voice, ``on_said`` is called: an announcement never stops the exercise.
+        """
+
+        def failed(exc: BaseException) -> None:
+            _LOGGER.warning("announcement not spoken: %r", exc)
+            on_said()
+
+        self.say(Cue(0, "", text, text, cues.NORMAL_RATE_WPM), on_said, failed)
+
     def interrupt(self) -> None:
-        """Stop the voice now; its completion no longer moves the exercise on."""
+        """Stop the voice now; its ``on_said`` is no longer called."""
         self._token += 1
         self._services.player.stop()
 
     def stop_sound(self) -> None:
-        """Stop what is playing (a proposal read out); the pending state change still happens."""
+        """Stop what is playing (a proposal read out); its ``on_said`` is still called."""
         self._services.player.stop()
 
     def play_recording(self, clip: AudioClip) -> None:

@@ -181,8 +181,10 @@ class FreeSpeechScreen(PracticeScreen):
         self.chosen.show()
 
     def refresh_extra(self, state: State) -> None:
-        if state is State.IDLE and not self.controller.proposals and self.controller.item is None:
-            # A new cycle: back to the invitation, the last result cleared.
+        new_cycle = not self.controller.proposals and self.controller.item is None
+        if new_cycle and state in (State.IDLE, State.RECORDING):
+            # A new utterance (the patient may record one straight from the
+            # proposals or a verdict): back to the invitation, the last result cleared.
             self._show_invitation()
             self._clear_feedback()
 
