@@ -269,6 +269,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--update-card", action="store_true", help="rewrite the MODEL_CARD.md")
     parser.add_argument(
+        "--proposals-only", action="store_true", help="only the app's proposals (rule ablations)"
+    )
+    parser.add_argument(
         "--set",
         action="append",
         default=[],
@@ -336,7 +339,7 @@ def main(argv: list[str] | None = None) -> None:
     for key, items in hand_sets.items():
         seen[key] = seen_in_training(items, args.corpus / "train.jsonl")
         results[f"{key}_seen_in_training"] = sorted(seen[key])
-    for name, system in systems.items():
+    for name, system in systems.items() if not args.proposals_only else ():
         row: dict[str, Any] = {}
         for key, items in hand_sets.items():
             with _items_muted(key in AGGREGATE_ONLY):
