@@ -323,6 +323,32 @@ def _proposals(data: Json) -> list[str]:
     return out + table(header, rows)
 
 
+def corpus_coverage(data: Json) -> list[str]:
+    """How much everyday French each corpus's train split covers."""
+    out = [
+        "## Corrector corpus: coverage",
+        "",
+        "`python -m models.corrector.corpus.coverage` → `benchmarks/results/corpus_coverage.json`: "
+        "distinct target sentences of each train split, each word read as its most frequent "
+        "Lexique lemma; a verb frame is a verb with what follows it (a preposition, a "
+        "determiner or noun, nothing), a verb–noun pair a verb with the first noun after it.",
+        "",
+    ]
+    rows = [
+        [
+            f"`{name}`",
+            f"{row['sentences']:,}",
+            f"{row['lemmas']:,}",
+            f"{row['verb_frames']:,}",
+            f"{row['verb_noun_pairs']:,}",
+            pct(row["top5000_share"]),
+        ]
+        for name, row in data.items()
+    ]
+    header = ["corpus", "sentences", "lemmas", "verb frames", "verb–noun pairs", "top 5,000 used"]
+    return out + table(header, rows)
+
+
 def keep_margin(data: Json) -> list[str]:
     """The corrector's keep-correct-input trade-off, at the run's drop penalty."""
     shipped = data["shipped"]
@@ -866,6 +892,7 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("halting.json", halting),
     ("speech.json", speech),
     ("correction.json", correction),
+    ("corpus_coverage.json", corpus_coverage),
     ("keep_margin.json", keep_margin),
     ("offer_margin.json", offer_margin),
     ("verdicts.json", verdicts),
