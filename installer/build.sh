@@ -8,7 +8,7 @@
 #                                         installer/deb/build_voice.sh): personal-voice training
 # Other options go to the Windows build (--gpu-pack, --relock; --relock also relocks
 # the voice packs). Needs Debian nsis, imagemagick, fakeroot and dpkg-dev
-# (apt-get install nsis imagemagick fakeroot dpkg-dev).
+# (bash scripts/installer_tools.sh installs them).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VOICE=0

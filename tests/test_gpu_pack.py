@@ -36,6 +36,11 @@ def _make_pack(folder: Path, cuda_major: int = 13, **changes: Any) -> Path:
     return folder
 
 
+def _edit_manifest(folder: Path, **changes: Any) -> None:
+    path = folder / "gpu-pack.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}), encoding="utf-8")
+
+
 class FakeOrt(SimpleNamespace):
     """Stands in for onnxruntime-gpu: lists CUDA, records preload_dlls calls."""
 
@@ -93,6 +98,9 @@ def test_a_complete_pack_is_usable(tmp_path: Path) -> None:
         (lambda d: (d / "bin" / "cublas64_13.dll").write_bytes(b"x"), "cublas64_13.dll"),
         (lambda d: (d / "gpu-pack.json").write_text("{"), "unreadable gpu-pack.json"),
         (lambda d: (d / "gpu-pack.json").write_text('{"format": 9}'), "unknown manifest format"),
+        # Valid JSON of the wrong shape is reported too, not raised into doctor or a session.
+        (lambda d: (d / "gpu-pack.json").write_text("[]"), "unknown manifest format []"),
+        (lambda d: _edit_manifest(d, dlls={"cudnn64_9.dll": 4}), "unreadable gpu-pack.json: "),
     ],
 )
 def test_a_damaged_pack_says_what_is_wrong(tmp_path: Path, damage: Any, expected: str) -> None:

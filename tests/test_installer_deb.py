@@ -8,7 +8,9 @@ bundled packages that matches the distribution's python3. Run after
     bash scripts/test.sh -m installer tests/test_installer_deb.py -v
 
 Needs Debian ``debootstrap`` (the base systems are cached in ``build/deb/``),
-``xvfb``, ``x11-utils`` (xwininfo) and ``imagemagick`` (screenshot). apt inside
+``xvfb``, ``x11-utils`` (xwininfo) and ``imagemagick`` (screenshot), all installed
+by ``bash scripts/installer_tools.sh``; without them, without root or without a
+built package, every test skips and says what is missing. apt inside
 the chroot reaches the Debian mirror to install the package's dependencies;
 every run of the installed app happens in a network namespace with no
 interface (``unshare -n``), so the app is shown to need no network at all.
@@ -21,10 +23,12 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from installer_fixtures import APP_DEB, require_tools
 
 pytestmark = pytest.mark.installer
 
@@ -39,11 +43,6 @@ SUITES = {"bookworm": "3.11", "trixie": "3.13"}
 BUNDLED_PYTHONS = ("3.11", "3.12", "3.13")
 WINDOW_TITLE = "Orthophonie"
 TOOLS = ("debootstrap", "chroot", "unshare", "mount", "Xvfb", "xwininfo")
-
-
-def _deb() -> Path | None:
-    found = sorted((ROOT / "dist").glob("therapy-app_*_amd64.deb"))
-    return found[-1] if found else None
 
 
 @dataclass
@@ -119,13 +118,44 @@ def _base_system(suite: str) -> Path:
 
 @pytest.fixture(scope="module")
 def deb() -> Path:
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if os.geteuid() != 0 or missing:
-        pytest.skip(f"needs root and {', '.join(missing) or 'nothing else'}")
-    found = _deb()
-    if found is None:
-        pytest.skip("no dist/therapy-app_*_amd64.deb: run installer/deb/build.sh")
-    return found
+    require_tools(TOOLS, root=True)
+    return APP_DEB.require()
+
+
+@contextmanager
+def debian_chroot(suite: str, base: Path, debs: list[Path], timings_name: str) -> Iterator[Chroot]:
+    """A clean ``suite`` system in ``base`` with the ``debs`` copied to its /tmp.
+
+    /proc, /dev, /sys and the X socket folder are mounted in it, and unmounted
+    on exit; its timings are written to ``ARTIFACTS / timings_name``.
+    """
+    root = base / "root"
+    subprocess.run(
+        ["debootstrap", "--variant=minbase", f"--unpack-tarball={_base_system(suite)}", suite,
+         str(root), "http://deb.debian.org/debian"],
+        check=True, capture_output=True, timeout=1800,
+    )  # fmt: skip
+    system = Chroot(root, suite)
+    try:  # what was mounted is unmounted, also when a later step fails
+        for name in ("proc", "dev", "sys"):
+            subprocess.run(["mount", "--rbind", f"/{name}", str(root / name)], check=True)
+            system.mounts.append(root / name)
+        shutil.copy2("/etc/resolv.conf", root / "etc" / "resolv.conf")
+        (root / "tmp" / ".X11-unix").mkdir(parents=True, exist_ok=True)
+        subprocess.run(["mount", "--bind", "/tmp/.X11-unix", str(root / "tmp" / ".X11-unix")],
+                       check=True)  # fmt: skip
+        system.mounts.append(root / "tmp" / ".X11-unix")
+        assert system.run("useradd", "-m", USER).returncode == 0
+        for package in debs:
+            shutil.copy2(package, root / "tmp" / package.name)
+        yield system
+    finally:
+        for mount in reversed(system.mounts):
+            subprocess.run(["umount", "-R", "-l", str(mount)], check=False)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / timings_name).write_text(
+            "".join(f"{k}: {v:.1f}\n" for k, v in system.timings.items())
+        )
 
 
 @pytest.fixture(scope="module", params=list(SUITES))
@@ -133,32 +163,9 @@ def chroot(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, deb: Path
 ) -> Iterator[Chroot]:
     suite: str = request.param
-    root = tmp_path_factory.mktemp(suite) / "root"
-    subprocess.run(
-        ["debootstrap", "--variant=minbase", f"--unpack-tarball={_base_system(suite)}", suite,
-         str(root), "http://deb.debian.org/debian"],
-        check=True, capture_output=True, timeout=1800,
-    )  # fmt: skip
-    system = Chroot(root, suite)
-    for name in ("proc", "dev", "sys"):
-        subprocess.run(["mount", "--rbind", f"/{name}", str(root / name)], check=True)
-        system.mounts.append(root / name)
-    shutil.copy2("/etc/resolv.conf", root / "etc" / "resolv.conf")
-    (root / "tmp" / ".X11-unix").mkdir(parents=True, exist_ok=True)
-    subprocess.run(["mount", "--bind", "/tmp/.X11-unix", str(root / "tmp" / ".X11-unix")],
-                   check=True)  # fmt: skip
-    system.mounts.append(root / "tmp" / ".X11-unix")
-    assert system.run("useradd", "-m", USER).returncode == 0
-    shutil.copy2(deb, root / "tmp" / deb.name)
-    try:
+    base = tmp_path_factory.mktemp(suite)
+    with debian_chroot(suite, base, [deb], f"timings-{suite}.txt") as system:
         yield system
-    finally:
-        for mount in reversed(system.mounts):
-            subprocess.run(["umount", "-R", "-l", str(mount)], check=False)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / f"timings-{suite}.txt").write_text(
-            "".join(f"{k}: {v:.1f}\n" for k, v in system.timings.items())
-        )
 
 
 def _install(chroot: Chroot, deb_name: str) -> subprocess.CompletedProcess[str]:

@@ -2,10 +2,12 @@
 
 Run after ``installer/windows/build.sh``::
 
-    .venv/bin/python -m pytest -m installer tests/test_installer_windows.py -v
+    bash scripts/test.sh -m installer tests/test_installer_windows.py -v
 
 Needs Debian ``wine`` + ``wine64``, ``xvfb``, ``x11-utils`` (xwininfo),
-``imagemagick`` (screenshot) and ``gcc-mingw-w64-x86-64`` (Wine shims). Every
+``imagemagick`` (screenshot) and ``gcc-mingw-w64-x86-64`` (Wine shims), all
+installed by ``bash scripts/installer_tools.sh``; without them, or without a
+built setup, every test skips and says what is missing. Every
 Windows process runs in a network namespace with no interface (``unshare -n``),
 so the installed app is shown to work with no network at all.
 
@@ -17,12 +19,13 @@ platform plugin) and ``bcryptprimitives.dll`` (Rust's ProcessPrng:
 tokenizers); ``propsys`` is disabled so that Python's ``platform`` module
 falls back from WMI. What Wine cannot show is listed in the README.
 
-When ``dist/TherapyApp-GPU-*.exe`` exists (``installer/windows/build.sh
---gpu-pack``), the GPU pack is installed over the app, checked (files, uninstall
-entry, ``doctor``, the CUDA provider loading its DLLs from the pack until it
-stops at the missing NVIDIA driver, the demo loop on CPU), uninstalled, kept by
-an upgrade of the app and removed with it; it must refuse to install without
-the app. Wine has no NVIDIA driver: the CUDA path itself needs a real PC.
+The GPU pack tests take ``dist/TherapyApp-GPU-*.exe`` (``installer/windows/build.sh
+--gpu-pack``) and skip, saying so, when it was not built: the pack is installed
+over the app, checked (files, uninstall entry, ``doctor``, the CUDA provider
+loading its DLLs from the pack until it stops at the missing NVIDIA driver, the
+demo loop on CPU), uninstalled, kept by an upgrade of the app and removed with
+it; it must refuse to install without the app. Wine has no NVIDIA driver: the
+CUDA path itself needs a real PC.
 """
 
 from __future__ import annotations
@@ -32,10 +35,12 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from installer_fixtures import GPU_PACK_EXE, SETUP_EXE, require_tools
 
 pytestmark = pytest.mark.installer
 
@@ -54,22 +59,6 @@ WINE_OVERRIDES = "ucrtbase=n,b;mscms=n;propsys=d"
 TOOLS = ("wine", "wineserver", "Xvfb", "xwininfo", "x86_64-w64-mingw32-gcc", "unshare")
 
 
-def _setup_exe() -> Path | None:
-    override = os.environ.get("THERAPY_WIN_SETUP")
-    if override:
-        return Path(override)
-    found = sorted((ROOT / "dist").glob("TherapyApp-Setup-*.exe"))
-    return found[-1] if found else None
-
-
-def _gpu_pack_exe() -> Path | None:
-    override = os.environ.get("THERAPY_WIN_GPU_PACK")
-    if override:
-        return Path(override)
-    found = sorted((ROOT / "dist").glob("TherapyApp-GPU-*.exe"))
-    return found[-1] if found else None
-
-
 def _unshare_works() -> bool:
     try:
         return subprocess.run(["unshare", "-n", "true"], check=False).returncode == 0
@@ -84,6 +73,8 @@ class WinePrefix:
     path: Path
     display: str
     timings: dict[str, float] = field(default_factory=dict)
+    # Whether the GPU pack was installed when the app was last uninstalled.
+    gpu_pack_at_uninstall: bool = False
 
     @property
     def env(self) -> dict[str, str]:
@@ -132,24 +123,27 @@ class WinePrefix:
         """``%LOCALAPPDATA%\\therapy_app`` of every Wine user."""
         return sorted((self.path / "drive_c" / "users").glob("*/AppData/Local/therapy_app"))
 
-    def install(self, setup: Path) -> subprocess.CompletedProcess[str]:
+    def run_setup(
+        self, exe: Path, timing: str, timeout: float = 900
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a setup program silently and wait for it; the first run's seconds go to timings."""
         start = time.monotonic()
-        proc = self.run(str(setup), "/S", timeout=900)
+        proc = self.run(str(exe), "/S", timeout=timeout)
         self.wait()
-        self.timings.setdefault("install_s", time.monotonic() - start)
+        self.timings.setdefault(timing, time.monotonic() - start)
         return proc
 
+    def install(self, setup: Path) -> subprocess.CompletedProcess[str]:
+        return self.run_setup(setup, "install_s")
+
     def uninstall(self, *flags: str) -> subprocess.CompletedProcess[str]:
+        self.gpu_pack_at_uninstall = (self.unix(GPU_DIR_WIN) / "gpu-pack.json").is_file()
         proc = self.run(INSTALL_DIR_WIN + r"\uninstall.exe", "/S", *flags, timeout=600)
         self.wait()
         return proc
 
     def install_gpu_pack(self, pack: Path) -> subprocess.CompletedProcess[str]:
-        start = time.monotonic()
-        proc = self.run(str(pack), "/S", timeout=900)
-        self.wait()
-        self.timings.setdefault("gpu_pack_install_s", time.monotonic() - start)
-        return proc
+        return self.run_setup(pack, "gpu_pack_install_s")
 
     def uninstall_gpu_pack(self) -> subprocess.CompletedProcess[str]:
         proc = self.run(GPU_DIR_WIN + r"\uninstall-gpu.exe", "/S", timeout=600)
@@ -159,28 +153,24 @@ class WinePrefix:
 
 @pytest.fixture(scope="module")
 def setup_exe() -> Path:
-    setup = _setup_exe()
-    if setup is None or not setup.is_file():
-        pytest.skip("no dist/TherapyApp-Setup-*.exe: run installer/windows/build.sh first")
-    return setup
+    return SETUP_EXE.require()
 
 
 @pytest.fixture(scope="module")
 def gpu_pack_exe() -> Path:
-    pack = _gpu_pack_exe()
-    if pack is None or not pack.is_file():
-        pytest.skip("no dist/TherapyApp-GPU-*.exe: run installer/windows/build.sh --gpu-pack")
-    return pack
+    return GPU_PACK_EXE.require()
 
 
-@pytest.fixture(scope="module")
-def prefix(tmp_path_factory: pytest.TempPathFactory, setup_exe: Path) -> Iterator[WinePrefix]:
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if missing:
-        pytest.skip(f"missing tools: {', '.join(missing)}")
+@contextmanager
+def wine_prefix(base: Path, timings_name: str = "timings.txt") -> Iterator[WinePrefix]:
+    """A fresh Wine prefix in ``base`` with its virtual screen, shut down on exit.
+
+    Skips the test when a tool is missing or ``unshare -n`` is not permitted.
+    The prefix's timings are written to ``ARTIFACTS / timings_name`` at the end.
+    """
+    require_tools(TOOLS)
     if not _unshare_works():
         pytest.skip("unshare -n is not permitted here (needs root or user namespaces)")
-    base = tmp_path_factory.mktemp("wine")
     display = f":{90 + os.getpid() % 400}"
     xvfb = subprocess.Popen(
         ["Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
@@ -210,7 +200,13 @@ def prefix(tmp_path_factory: pytest.TempPathFactory, setup_exe: Path) -> Iterato
         xvfb.wait(timeout=30)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         lines = [f"{k} = {v:.1f}" for k, v in sorted(wine.timings.items())]
-        (ARTIFACTS / "timings.txt").write_text("\n".join(lines) + "\n")
+        (ARTIFACTS / timings_name).write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def prefix(tmp_path_factory: pytest.TempPathFactory, setup_exe: Path) -> Iterator[WinePrefix]:
+    with wine_prefix(tmp_path_factory.mktemp("wine")) as wine:
+        yield wine
 
 
 def _reg_query(wine: WinePrefix, key: str) -> str:
@@ -453,10 +449,18 @@ def test_uninstalling_the_gpu_pack_leaves_the_app_working(
     assert "boulangerie" in loop.stdout.lower(), loop.stdout
 
 
+def test_an_upgrade_of_the_app_keeps_the_gpu_pack(
+    prefix: WinePrefix, setup_exe: Path, gpu_pack_exe: Path
+) -> None:
+    assert prefix.install_gpu_pack(gpu_pack_exe).returncode == 0
+    _require_gpu_pack(prefix)
+    proc = prefix.install(setup_exe)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert prefix.unix(GPU_DIR_WIN + r"\gpu-pack.json").is_file()
+    assert "DisplayName" in _reg_query(prefix, GPU_UNINSTALL_KEY)
+
+
 def test_install_over_existing_keeps_patient_data(prefix: WinePrefix, setup_exe: Path) -> None:
-    gpu_pack = _gpu_pack_exe()
-    if gpu_pack is not None and gpu_pack.is_file():  # the upgrade must keep the pack too
-        assert prefix.install_gpu_pack(gpu_pack).returncode == 0
     (data,) = prefix.data_dirs()
     marker = data / "kept-by-installer-test.txt"
     marker.write_text("données du patient")
@@ -466,9 +470,6 @@ def test_install_over_existing_keeps_patient_data(prefix: WinePrefix, setup_exe:
     assert marker.read_text() == "données du patient"
     assert before <= {p.name for p in data.iterdir()}
     assert not prefix.unix(INSTALL_DIR_WIN + r"\python.old").exists()
-    if gpu_pack is not None and gpu_pack.is_file():
-        assert prefix.unix(GPU_DIR_WIN + r"\gpu-pack.json").is_file()
-        assert "DisplayName" in _reg_query(prefix, GPU_UNINSTALL_KEY)
 
 
 def test_silent_uninstall_keeps_patient_data(prefix: WinePrefix) -> None:
@@ -476,11 +477,16 @@ def test_silent_uninstall_keeps_patient_data(prefix: WinePrefix) -> None:
     files_before = sorted(p.relative_to(data) for p in data.rglob("*"))
     proc = prefix.uninstall()
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert not prefix.unix(INSTALL_DIR_WIN).exists()  # the GPU pack's folder with it
+    assert not prefix.unix(INSTALL_DIR_WIN).exists()
     assert not prefix.unix(r"C:\users\Public\Desktop\Orthophonie.lnk").exists()
     assert "DisplayName" not in _reg_query(prefix, UNINSTALL_KEY)
-    assert "DisplayName" not in _reg_query(prefix, GPU_UNINSTALL_KEY)
     assert sorted(p.relative_to(data) for p in data.rglob("*")) == files_before
+
+
+def test_the_app_uninstaller_removes_the_gpu_pack(prefix: WinePrefix, gpu_pack_exe: Path) -> None:
+    assert prefix.gpu_pack_at_uninstall, "the GPU pack was not there when the app was uninstalled"
+    assert not prefix.unix(GPU_DIR_WIN).exists()
+    assert "DisplayName" not in _reg_query(prefix, GPU_UNINSTALL_KEY)
 
 
 def test_uninstall_with_purge_deletes_patient_data(prefix: WinePrefix, setup_exe: Path) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from installer_fixtures import APP_DEB, SETUP_EXE, VOICE_DEB, VOICE_PACK_EXE, require_tools
 
 import therapy_app
 from therapy_app import gpu_pack, voice_pack
@@ -420,19 +421,6 @@ def _adapt_manifest(folder: Path, audio: dict[str, str]) -> dict[str, Any]:
             "items": [{"audio": audio[clip], "text": clip} for clip in CLIPS]}  # fmt: skip
 
 
-def _voice_exe() -> Path | None:
-    override = os.environ.get("THERAPY_WIN_VOICE_PACK")
-    if override:
-        return Path(override)
-    found = sorted((ROOT / "dist").glob("TherapyApp-Voice-*.exe"))
-    return found[-1] if found else None
-
-
-def _voice_deb() -> Path | None:
-    found = sorted((ROOT / "dist").glob("therapy-app-voice_*_amd64.deb"))
-    return found[-1] if found else None
-
-
 # Run by the installed app's python: the app's own view of the pack and the trainer.
 PROBE = """
 import json, sys
@@ -475,30 +463,16 @@ WINE_OMP = {"KMP_AFFINITY": "disabled"}
 
 @pytest.fixture(scope="class")
 def wine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    voice = _voice_exe()
-    if voice is None or not voice.is_file():
-        pytest.skip("no dist/TherapyApp-Voice-*.exe: run installer/build.sh --voice-pack")
+    """The voice pack and the main setup, with a Wine prefix of its own."""
+    voice = VOICE_PACK_EXE.require()
+    setup = SETUP_EXE.require()
     import test_installer_windows as win
 
-    setup = win._setup_exe()
-    if setup is None or not setup.is_file():
-        pytest.skip("no dist/TherapyApp-Setup-*.exe: run installer/windows/build.sh")
-    # The main tests' Wine prefix fixture, run for this class (its own prefix).
-    prefix_gen = win.prefix.__wrapped__(tmp_path_factory, setup)  # type: ignore[attr-defined]
-    prefix = next(prefix_gen)
-    prefix.voice = voice
-    prefix.setup = setup
-    timings = win.ARTIFACTS / "timings.txt"
-    kept = timings.read_text() if timings.is_file() else None
-    try:
+    # Its timings beside the main tests' timings.txt.
+    with win.wine_prefix(tmp_path_factory.mktemp("wine"), "voice-timings.txt") as prefix:
+        prefix.voice = voice
+        prefix.setup = setup
         yield prefix
-    finally:
-        next(prefix_gen, None)
-        # Its teardown writes timings.txt: keep the main tests' file, ours beside it.
-        if timings.is_file():
-            timings.replace(win.ARTIFACTS / "voice-timings.txt")
-        if kept is not None:
-            timings.write_text(kept)
 
 
 @pytest.mark.installer
@@ -527,10 +501,7 @@ class TestWindowsVoicePack:
         assert "missing: Pack voix non installé. Installez le module « TherapyApp-Voice-" in out
 
     def test_3_installs_beside_the_app(self, wine: Any) -> None:
-        start = time.monotonic()
-        proc = wine.run(str(wine.voice), "/S", timeout=1800)
-        wine.wait()
-        wine.timings["voice_pack_install_s"] = time.monotonic() - start
+        proc = wine.run_setup(wine.voice, "voice_pack_install_s", timeout=1800)
         assert proc.returncode == 0, proc.stderr[-2000:]
         voice = wine.unix(self.VOICE_DIR)
         for rel in ("voice-pack.json", "THIRD_PARTY_LICENSES.txt", "uninstall-voice.exe",
@@ -597,9 +568,6 @@ class TestWindowsVoicePack:
         assert loop.returncode == 0 and "boulangerie" in loop.stdout.lower(), loop.stderr[-2000:]
 
     def test_8_the_app_uninstaller_removes_the_pack(self, wine: Any) -> None:
-        nsi = (WINDOWS / "therapy_app.nsi").read_text(encoding="utf-8")
-        if "VOICE_DIR_NAME" not in nsi:
-            pytest.skip("therapy_app.nsi does not remove voice\\ yet (VOICE_DIR_NAME)")
         assert wine.run(str(wine.voice), "/S", timeout=1800).returncode == 0
         wine.wait()
         assert wine.uninstall().returncode == 0
@@ -609,33 +577,17 @@ class TestWindowsVoicePack:
 
 @pytest.fixture(scope="class")
 def chroot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Both packages in a clean Debian 12 chroot of its own."""
     import test_installer_deb as deb
 
-    voice = _voice_deb()
-    if voice is None:
-        pytest.skip("no dist/therapy-app-voice_*_amd64.deb: run installer/deb/build_voice.sh")
-    main = deb._deb()
-    if main is None:
-        pytest.skip("no dist/therapy-app_*_amd64.deb: run installer/deb/build.sh")
-    missing = [t for t in deb.TOOLS if shutil.which(t) is None]
-    if os.geteuid() != 0 or missing:
-        pytest.skip(f"needs root and {', '.join(missing) or 'nothing else'}")
-    request = type("Request", (), {"param": "bookworm"})()
-    gen = deb.chroot.__wrapped__(request, tmp_path_factory, main)  # type: ignore[attr-defined]
-    system = next(gen)
-    shutil.copy2(voice, system.root / "tmp" / voice.name)
-    system.voice = voice
-    system.main = main
-    timings = deb.ARTIFACTS / "timings-bookworm.txt"
-    kept = timings.read_text() if timings.is_file() else None
-    try:
+    require_tools(deb.TOOLS, root=True)
+    voice = VOICE_DEB.require()
+    main = APP_DEB.require()
+    base = tmp_path_factory.mktemp("bookworm")
+    with deb.debian_chroot("bookworm", base, [main, voice], "voice-timings-bookworm.txt") as system:
+        system.voice = voice
+        system.main = main
         yield system
-    finally:
-        next(gen, None)
-        if timings.is_file():
-            timings.replace(deb.ARTIFACTS / "voice-timings-bookworm.txt")
-        if kept is not None:
-            timings.write_text(kept)
 
 
 @pytest.mark.installer

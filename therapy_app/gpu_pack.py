@@ -3,7 +3,7 @@
 The main setup replaces its ``python\\`` folder on every upgrade, so the pack
 (``TherapyApp-GPU-<version>.exe``) installs into its own folder next to it,
 ``<install dir>\\gpu\\``: the DLLs in ``bin\\`` and a manifest, ``gpu-pack.json``,
-written by ``installer/windows/gpu_pack.py``. Before a CUDA session is created,
+written by ``installer/windows/stage_gpu.py``. Before a CUDA session is created,
 :func:`activate` makes that folder searchable and has onnxruntime load the DLLs
 from it (``onnxruntime.preload_dlls(directory=...)``). Nothing here imports
 onnxruntime: the caller passes what it needs.
@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import io
-import json
 import logging
 import os
 import sys
@@ -22,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from therapy_app import pack_manifest
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -117,28 +118,22 @@ def find(ort_cuda_version: str | None = None, directory: Path | None = None) -> 
     if folder is None or not (folder / MANIFEST).is_file():
         return None
     try:
-        meta = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise ValueError(f"unknown manifest format {meta.get('format')!r}")
-        dlls = meta["dlls"]
+        meta = pack_manifest.read(folder, MANIFEST, FORMAT)
+        # dict(): an entry that is not an object makes the manifest unreadable.
+        sizes = {str(name): dict(entry).get("bytes") for name, entry in dict(meta["dlls"]).items()}
         pack = GpuPack(
             directory=folder,
             version=str(meta.get("version", "?")),
             onnxruntime=str(meta.get("onnxruntime", "?")),
             cuda_major=int(meta["cuda_major"]),
             cudnn_major=int(meta["cudnn_major"]),
-            dlls=tuple(sorted(dlls)),
+            dlls=tuple(sorted(sizes)),
             preload_first=tuple(meta.get("preload_first", ())),
         )
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return GpuPack(folder, problems=(f"unreadable {MANIFEST}: {exc}",))
     problems = []
-    missing = [
-        name
-        for name, entry in sorted(dlls.items())
-        if not (pack.dll_dir / name).is_file()
-        or (pack.dll_dir / name).stat().st_size != entry.get("bytes")
-    ]
+    missing = pack_manifest.damaged(pack.dll_dir, sizes)
     if missing:
         problems.append(f"missing or damaged: {', '.join(missing)} (reinstall the GPU pack)")
     wanted = cuda_major_of(ort_cuda_version)

@@ -33,7 +33,6 @@ Nothing here imports torch or therapy_voice: their presence is checked with
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -41,7 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import therapy_app
-from therapy_app import model_store
+from therapy_app import model_store, pack_manifest
 from therapy_app.errors import TherapyAppError
 
 ENV_VOICE_DIR = "THERAPY_APP_VOICE_DIR"
@@ -167,11 +166,7 @@ def pack_dir() -> Path | None:
 
 
 def _size_problems(folder: Path, files: Mapping[str, object]) -> list[str]:
-    missing = []
-    for rel, expected in sorted(files.items()):
-        path = folder / rel
-        if not path.is_file() or path.stat().st_size != expected:
-            missing.append(rel)
+    missing = pack_manifest.damaged(folder, files)
     if not missing:
         return []
     shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
@@ -193,10 +188,7 @@ def find(directory: Path | None = None) -> VoicePack | None:
     if folder is None or not (folder / MANIFEST).is_file():
         return None
     try:
-        meta = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            got = meta.get("format") if isinstance(meta, dict) else meta
-            raise ValueError(f"unknown manifest format {got!r}")
+        meta = pack_manifest.read(folder, MANIFEST, FORMAT)
         files = meta["files"]
         if not isinstance(files, dict):
             raise TypeError("'files' is not an object")

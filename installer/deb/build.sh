@@ -19,35 +19,11 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
-MODELS_DIR=${MODELS_DIR:-$ROOT/build/models}
+# shellcheck source=common.sh
+source "$HERE/common.sh"
 read -r -a PY_VERSIONS <<< "${PY_VERSIONS:-3.11 3.12 3.13}"
-WORK=$ROOT/build/deb
-DIST=$ROOT/dist
-CACHE=$WORK/cache
-NICE="nice -n 15"
-# shellcheck source=../wheels.sh
-source "$ROOT/installer/wheels.sh"
-# glibc ≤ 2.36 (Debian 12) for every version: the newer distributions run these too.
-pip_linux() {
-    PIP_LINUX=(--platform manylinux_2_36_x86_64 --platform manylinux_2_34_x86_64
-               --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64
-               --platform manylinux2014_x86_64 --platform linux_x86_64
-               --python-version "$1" --implementation cp --only-binary=:all:)
-}
-lock_of() { echo "$HERE/requirements-linux-py$1.txt"; }
+parse_relock "$@"
 
-RELOCK=0
-for arg in "$@"; do
-    case $arg in
-        --relock) RELOCK=1 ;;
-        *) echo "unknown option: $arg" >&2; exit 2 ;;
-    esac
-done
-step() { echo "== $(date +%T) $*"; }
-
-VERSION=$("$PYTHON" -c 'import tomllib,sys; print(tomllib.load(open(sys.argv[1],"rb"))["project"]["version"])' "$ROOT/pyproject.toml")
 step "therapy-app $VERSION for Debian/Ubuntu amd64 (python ${PY_VERSIONS[*]})"
 mkdir -p "$CACHE/wheels" "$DIST"
 
@@ -61,7 +37,7 @@ if [[ $RELOCK == 1 ]]; then
 # python $py"
         if [[ $py == "$FIRST" ]]; then
             relock "$(lock_of "$py")" "$WORK/relock" "$header" "${PIP_LINUX[@]}"
-            sed -n 's/^\([^#][^ ]*\) .*/\1/p' "$(lock_of "$py")" > "$WORK/constraints.txt"
+            lock_constraints "$(lock_of "$py")" > "$WORK/constraints.txt"
         elif ! relock "$(lock_of "$py")" "$WORK/relock" "$header" "${PIP_LINUX[@]}" \
                 -c "$WORK/constraints.txt"; then
             echo "python $py: no wheels for python $FIRST's versions; resolving freely" >&2
@@ -81,10 +57,7 @@ for py in "${PY_VERSIONS[@]}"; do
     WHEEL_ARGS+=(--wheels "$py=$CACHE/wheels-py$py.tmp")
 done
 
-step "building the app wheel"
-rm -rf "$WORK/appwheel"
-$NICE "$PYTHON" -m pip wheel -q --no-deps -w "$WORK/appwheel" "$ROOT"
-APP_WHEEL=$(ls "$WORK"/appwheel/therapy_app-*.whl)
+build_app_wheel
 
 step "assembling the package tree"
 PKG=$WORK/pkg
@@ -99,20 +72,7 @@ for size in 256 128 64 48 32 16; do
     mkdir -p "$icon_dir"
     convert "$WORK/icon.ico[0]" -resize "${size}x${size}" "$icon_dir/therapy-app.png"
 done
-LIB=$PKG/opt/therapy-app/lib
-SITE_ARGS=()
-for py in "${PY_VERSIONS[@]}"; do SITE_ARGS+=(--site-packages "$LIB/py$py"); done
-SITE=$LIB/py${PY_VERSIONS[0]}
-"$PYTHON" "$ROOT/installer/licenses.py" "${SITE_ARGS[@]}" \
-    --models "$SITE/therapy_app/_models" --models "$SITE/therapy_app/_resources/models" \
-    --out "$PKG/opt/therapy-app/THIRD_PARTY_LICENSES.txt"
-INSTALLED_KB=$(du -sk --apparent-size "$PKG" | cut -f1)
-sed -i "s/^Installed-Size: .*/Installed-Size: $INSTALLED_KB/" "$PKG/DEBIAN/control"
-
-OUT=$DIST/therapy-app_${VERSION}_amd64.deb
-step "dpkg-deb (gzip; xz takes ten minutes on 2 cores)"
-SECONDS=0
-$NICE fakeroot dpkg-deb -Zgzip --build "$PKG" "$OUT" >/dev/null
-echo "dpkg-deb took ${SECONDS} s"
-ls -l "$OUT"
-echo "installed size: $((INSTALLED_KB / 1024)) MiB"
+SITES=()
+for py in "${PY_VERSIONS[@]}"; do SITES+=("$PKG/opt/therapy-app/lib/py$py"); done
+write_licences "$PKG/opt/therapy-app/THIRD_PARTY_LICENSES.txt" "${SITES[@]}"
+build_deb "$PKG" therapy-app

@@ -27,41 +27,12 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
-MODELS_DIR=${MODELS_DIR:-$ROOT/build/models}
-WORK=$ROOT/build/deb
-DIST=$ROOT/dist
-CACHE=$WORK/cache
-NICE="nice -n 15"
-STAGE_VOICE=$ROOT/installer/windows/stage_voice.py
-# shellcheck source=../wheels.sh
-source "$ROOT/installer/wheels.sh"
-pip_linux() {  # as build.sh: glibc ≤ 2.36 (Debian 12)
-    PIP_LINUX=(--platform manylinux_2_36_x86_64 --platform manylinux_2_34_x86_64
-               --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64
-               --platform manylinux2014_x86_64 --platform linux_x86_64
-               --python-version "$1" --implementation cp --only-binary=:all:)
-}
-lock_of() { echo "$HERE/requirements-linux-py$1.txt"; }
+# shellcheck source=common.sh
+source "$HERE/common.sh"
 voice_lock_of() { echo "$HERE/requirements-voice-linux-py$1.txt"; }
-step() { echo "== $(date +%T) $*"; }
+parse_relock "$@"
 
-RELOCK=0
-for arg in "$@"; do
-    case $arg in
-        --relock) RELOCK=1 ;;
-        *) echo "unknown option: $arg" >&2; exit 2 ;;
-    esac
-done
-
-VERSION=$("$PYTHON" -c 'import tomllib,sys; print(tomllib.load(open(sys.argv[1],"rb"))["project"]["version"])' "$ROOT/pyproject.toml")
-PIN=$("$PYTHON" - "$ROOT/pyproject.toml" <<'PY'
-import sys, tomllib
-extras = tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]
-print(next(d for d in extras["build"] if d.replace(" ", "").startswith("torch==")).replace(" ", ""))
-PY
-)
+PIN=$(torch_pin)
 TORCH_REQ=${VOICE_TORCH:-$PIN+cpu}
 step "therapy-app-voice $VERSION for Debian/Ubuntu amd64 ($TORCH_REQ)"
 mkdir -p "$CACHE" "$DIST"
@@ -71,31 +42,16 @@ if [[ $RELOCK == 1 ]]; then
     for py in "${WANTED[@]}"; do
         step "re-resolving $TORCH_REQ and its requirements for python $py"
         pip_linux "$py"
-        dir=$WORK/relock-voice-$py
-        rm -rf "$dir" && mkdir -p "$dir"
-        if ! quiet_pip $NICE "$PYTHON" -m pip download -q --no-deps "${PIP_LINUX[@]}" \
-                -d "$dir" "$TORCH_REQ"; then
+        header="# manylinux x86_64 / cp${py/./} wheels of the voice package (personal-voice training), pinned with hashes.
+# for $TORCH_REQ: torch and its requirements that requirements-linux-py$py.txt does not
+# already ship, held to its versions. Regenerate: installer/deb/build_voice.sh --relock
+# python $py"
+        if ! relock_voice "$(voice_lock_of "$py")" "$header" "$WORK/relock-voice-$py" \
+                "$(lock_of "$py")" "$TORCH_REQ" linux "$py" -- "${PIP_LINUX[@]}"; then
             echo "python $py: no $TORCH_REQ wheel found; left out of the voice package" \
                  "(PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu)" >&2
             rm -f "$(voice_lock_of "$py")"
-            continue
         fi
-        torch_wheel=$(ls "$dir"/torch-*.whl)
-        mapfile -t reqs < <("$PYTHON" "$STAGE_VOICE" requires --wheel "$torch_wheel" \
-            --platform linux --python "$py")
-        sed -n 's/^\([^#][^ ]*\) .*/\1/p' "$(lock_of "$py")" > "$dir/app-constraints.txt"
-        quiet_pip $NICE "$PYTHON" -m pip download -q "${PIP_LINUX[@]}" -d "$dir" \
-            -c "$dir/app-constraints.txt" "${reqs[@]}"
-        keep=()
-        for wheel in "$dir"/*.whl; do
-            name=$(basename "$wheel"); name=$(echo "${name%%-*}" | tr _ - | tr '[:upper:]' '[:lower:]')
-            grep -qiE "^${name}==" "$(lock_of "$py")" || keep+=("$wheel")  # the app ships it
-        done
-        write_lock "$(voice_lock_of "$py")" \
-"# manylinux x86_64 / cp${py/./} wheels of the voice package (personal-voice training), pinned with hashes.
-# for $TORCH_REQ: torch and its requirements that requirements-linux-py$py.txt does not
-# already ship, held to its versions. Regenerate: installer/deb/build_voice.sh --relock
-# python $py" "${keep[@]}"
     done
 fi
 
@@ -109,8 +65,7 @@ for lock in "$HERE"/requirements-voice-linux-py3.*.txt; do
 done
 [[ ${#PYS[@]} -gt 0 ]] || { echo "no installer/deb/requirements-voice-linux-py*.txt: run with --relock" >&2; exit 1; }
 mapfile -t PYS < <(printf '%s\n' "${PYS[@]}" | sort -t. -k2 -n)
-[[ -f $MODELS_DIR/whisper-base-train/model.json ]] || {
-    echo "no $MODELS_DIR/whisper-base-train: build the models (python -m models.build)" >&2; exit 1; }
+need_training_weights
 
 ARGS=()
 for py in "${PYS[@]}"; do
@@ -125,13 +80,4 @@ step "assembling the package tree (python ${PYS[*]})"
 PKG=$WORK/voice-pkg
 $NICE "$PYTHON" "$HERE/stage_voice_deb.py" "${ARGS[@]}" --trainer "$ROOT/therapy_voice" \
     --weights "$MODELS_DIR/whisper-base-train" --version "$VERSION" --out "$PKG"
-INSTALLED_KB=$(du -sk --apparent-size "$PKG" | cut -f1)
-sed -i "s/^Installed-Size: .*/Installed-Size: $INSTALLED_KB/" "$PKG/DEBIAN/control"
-
-OUT=$DIST/therapy-app-voice_${VERSION}_amd64.deb
-step "dpkg-deb (gzip)"
-SECONDS=0
-$NICE fakeroot dpkg-deb -Zgzip --build "$PKG" "$OUT" >/dev/null
-echo "dpkg-deb took ${SECONDS} s"
-ls -l "$OUT"
-echo "installed size: $((INSTALLED_KB / 1024)) MiB"
+build_deb "$PKG" therapy-app-voice

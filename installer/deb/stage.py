@@ -3,33 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import filecmp
 import logging
-import os
 import shutil
 import sys
 from pathlib import Path
 
+# The helpers shared with the Windows build live one folder up.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bundle_tools import copy_models, tree_size, trim, unpack_wheel  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bundle_tools  # noqa: E402
+import package_tree  # noqa: E402
 
 _LOGGER = logging.getLogger("stage")
 PREFIX = Path("opt/therapy-app")
 LAUNCH_SCRIPT = Path(__file__).resolve().parent / "launch.py"
 
-# Developer tools and parts of Qt the app never loads (QML, WebEngine's helper
-# process, designer tools, headers, type stubs).
+# Beyond bundle_tools.DEVELOPER_FILES: developer tools and parts of Qt the app
+# never loads (QML, WebEngine's helper process, designer tools, FFmpeg).
 TRIM_GLOBS = (
-    "PySide6/qml",
     "PySide6/Qt/qml",
-    "PySide6/include",
-    "PySide6/metatypes",
-    "PySide6/typesystems",
-    "PySide6/glue",
-    "PySide6/scripts",
-    "PySide6/*.pyi",
     "PySide6/Qt/libexec",
-    "PySide6/Qt/lib/*.prl",
     "PySide6/Qt/lib/libav*",  # FFmpeg, for QtMultimedia: audio goes through PortAudio
     "PySide6/Qt/lib/libsw*",
     "PySide6/Qt/plugins/multimedia",
@@ -50,15 +43,9 @@ TRIM_GLOBS = (
     "PySide6/qmlformat",
     "PySide6/qmllint",
     "PySide6/qmlls",
-    "shiboken6/*.pyi",
-    "onnxruntime/transformers",
-    "onnxruntime/quantization",
-    "onnxruntime/tools",
-    "onnxruntime/datasets",
     "_sounddevice_data/portaudio-binaries",
     "bin",
 )
-KEEP_TRANSLATIONS = ("qt_fr.qm", "qtbase_fr.qm", "qt_help_fr.qm")
 
 # The distribution's python3 runs launch.py (copied to /opt/therapy-app), which
 # puts the version folder matching that python3 on sys.path. -I (isolated) keeps
@@ -111,30 +98,6 @@ Description: speech therapy exercises for people with Broca's aphasia (French)
  each user's home folder and is never removed by the package.
 """
 
-# Bytecode is compiled at install for every bundled python3.X the system has
-# (the one python3 runs, and any other installed beside it), and again when a
-# python3.X's standard library changes (file triggers below: an update, or a
-# distribution upgrade bringing a new python3); every __pycache__ is removed
-# before the files are, so that dpkg can remove the folders; patient data
-# (~/.local/share) is never touched.
-POSTINST = """\
-#!/bin/sh
-set -e
-if [ "$1" = configure ] || [ "$1" = triggered ]; then
-    for version in {versions}; do
-        if [ -x /usr/bin/python$version ]; then
-            python$version -m compileall -q -j 0 /{prefix}/lib/py$version >/dev/null 2>&1 || true
-        fi
-    done
-fi
-"""
-TRIGGER = "interest-noawait /usr/lib/python{version}\n"
-PRERM = """\
-#!/bin/sh
-set -e
-find /{prefix}/lib -name __pycache__ -type d -prune -exec rm -rf {{}} + 2>/dev/null || true
-"""
-
 COPYRIGHT = """\
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: therapy-app
@@ -146,16 +109,6 @@ Comment: Third-party packages and models bundled under /{prefix}/lib are listed,
 """
 
 
-def _write(path: Path, text: str, mode: int = 0o644) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    path.chmod(mode)
-
-
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
-
-
 def _wheel_folders(values: list[str]) -> dict[str, Path]:
     """``3.11=DIR`` arguments, sorted by python version (the first one stores shared files)."""
     folders = {}
@@ -164,64 +117,7 @@ def _wheel_folders(values: list[str]) -> dict[str, Path]:
         if not sep or len(version.split(".")) != 2:
             raise SystemExit(f"--wheels wants VERSION=FOLDER (e.g. 3.11=wheels), not {value!r}")
         folders[version] = Path(folder)
-    return dict(sorted(folders.items(), key=lambda item: _version_key(item[0])))
-
-
-# Libraries that do not load Python but are rebuilt in each python version's
-# wheel, so their bytes differ: onnxruntime's CUDA provider (271 MiB) differs only
-# in the random ids nvcc gives anonymous namespaces (same sections, same code).
-# Any python's copy serves all of them as long as the distribution's version is
-# the same (the provider talks to onnxruntime through a versioned C++ interface).
-SAME_BUILD = {Path("onnxruntime/capi/libonnxruntime_providers_cuda.so"): "onnxruntime_gpu"}
-
-
-def _dist_version(site: Path, dist: str) -> str | None:
-    found = sorted(site.glob(f"{dist}-*.dist-info"))
-    return found[0].name.removesuffix(".dist-info").split("-")[1] if found else None
-
-
-def _same(original: Path, path: Path, rel: Path, sites: tuple[Path, Path]) -> bool:
-    if rel in SAME_BUILD:
-        versions = {_dist_version(site, SAME_BUILD[rel]) for site in sites}
-        return len(versions) == 1 and None not in versions
-    return original.stat().st_size == path.stat().st_size and filecmp.cmp(
-        original, path, shallow=False
-    )
-
-
-def link_duplicates(sites: list[Path]) -> tuple[int, int]:
-    """Replace each file identical to the same path in an earlier folder by a relative symlink.
-
-    The folders are complete site-packages for different python versions, so
-    most files (abi3 and pure-Python packages, the app and its models) are the
-    same in all of them; the SAME_BUILD libraries are linked when their
-    distribution's version is the same. A file is linked only when it is larger
-    than the link itself. Returns (files linked, bytes saved).
-    """
-    linked = saved = 0
-    for index, site in enumerate(sites):
-        for path in sorted(site.rglob("*")):
-            if path.is_symlink() or not path.is_file():
-                continue
-            size = path.stat().st_size
-            rel = path.relative_to(site)
-            for earlier in sites[:index]:
-                original = earlier / rel
-                if original.is_symlink() or not original.is_file():
-                    continue
-                target = os.path.relpath(original, path.parent)
-                if size > len(target) and _same(original, path, rel, (earlier, site)):
-                    path.unlink()
-                    path.symlink_to(target)
-                    linked += 1
-                    saved += size
-                    break
-    return linked, saved
-
-
-def _stored_size(path: Path) -> int:
-    """Bytes a tree takes with symlinks counted as links (as dpkg stores them)."""
-    return sum(p.lstat().st_size for p in path.rglob("*") if p.is_symlink() or p.is_file())
+    return dict(sorted(folders.items(), key=lambda item: package_tree.version_key(item[0])))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,13 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, required=True, help="built models folder")
     parser.add_argument("--model", action="append", default=[], help="model folder name")
     parser.add_argument("--version", required=True)
-    parser.add_argument("--out", type=Path, required=True, help="package tree (recreated)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="stage: %(message)s")
-
-    out: Path = args.out
-    if out.exists():
-        shutil.rmtree(out)
+    args, out = bundle_tools.staging_args(parser, argv, "package tree", "stage")
     wheels = _wheel_folders(args.wheels)
     sites = []
     for python, folder in wheels.items():
@@ -247,36 +137,33 @@ def main(argv: list[str] | None = None) -> int:
         site.mkdir(parents=True)
         for wheel in [*sorted(folder.glob("*.whl")), args.app_wheel]:
             _LOGGER.info("python %s: unpacking %s", python, wheel.name)
-            unpack_wheel(wheel, site, "therapy-app-deb")
-        removed = trim(site, TRIM_GLOBS, KEEP_TRANSLATIONS)
+            bundle_tools.unpack_wheel(wheel, site, "therapy-app-deb")
+        removed = bundle_tools.trim(site, TRIM_GLOBS)
         _LOGGER.info("python %s: trimmed %.1f MB", python, removed / 1e6)
-        copy_models(args.models, site / "therapy_app", args.model)
+        bundle_tools.copy_models(args.models, site / "therapy_app", args.model)
         sites.append(site)
-    before = tree_size(out / PREFIX / "lib")
-    linked, saved = link_duplicates(sites)
+    before = bundle_tools.tree_size(out / PREFIX / "lib")
+    linked, saved = package_tree.link_duplicates(sites)
     _LOGGER.info("%d files identical across the python folders stored once: %.1f -> %.1f MB",
                  linked, before / 1e6, (before - saved) / 1e6)  # fmt: skip
     shutil.copy2(LAUNCH_SCRIPT, out / PREFIX / "launch.py")
     (out / PREFIX / "launch.py").chmod(0o644)
 
-    versions = list(wheels)
-    major, minor = _version_key(versions[-1])
-    fields = {"prefix": PREFIX.as_posix(), "version": args.version, "python": versions[0],
-              "next_python": f"{major}.{minor + 1}", "versions": " ".join(versions)}  # fmt: skip
+    pythons = package_tree.python_fields(list(wheels))
+    fields = {"prefix": PREFIX.as_posix(), "version": args.version, **pythons}
     launchers = {
         "therapy-app": ("therapy_app.cli", "TherapyApp command line (doctor, loop…)", "cli"),
         "therapy-app-gui": ("therapy_app.gui.app", "TherapyApp window", "gui"),
     }
     for name, (module, summary, gui) in launchers.items():
         text = LAUNCHER.format(name=name, module=module, summary=summary, gui=gui, **fields)
-        _write(out / "usr" / "bin" / name, text, 0o755)
-    _write(out / "usr/share/applications/therapy-app.desktop", DESKTOP)
-    _write(out / "usr/share/doc/therapy-app/copyright", COPYRIGHT.format(**fields))
-    _write(out / "DEBIAN/control", CONTROL.format(**fields))
-    _write(out / "DEBIAN/postinst", POSTINST.format(**fields), 0o755)
-    _write(out / "DEBIAN/prerm", PRERM.format(**fields), 0o755)
-    _write(out / "DEBIAN/triggers", "".join(TRIGGER.format(version=v) for v in versions))
-    _LOGGER.info("package tree: %s, %.1f MB", out, _stored_size(out) / 1e6)
+        package_tree.write(out / "usr" / "bin" / name, text, 0o755)
+    package_tree.write(out / "usr/share/applications/therapy-app.desktop", DESKTOP)
+    lib = f"/{PREFIX.as_posix()}/lib"
+    package_tree.write_debian_files(
+        out, "therapy-app", fields, control=CONTROL, copyright_text=COPYRIGHT,
+        compile_dirs=f"{lib}/py$version", bytecode_root=lib,
+    )  # fmt: skip
     return 0
 
 

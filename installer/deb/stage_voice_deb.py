@@ -18,10 +18,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from stage import _stored_size, _version_key, _write, link_duplicates  # noqa: E402  (deb/stage.py)
-
 sys.path.insert(0, str(HERE.parent / "windows"))
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+import bundle_tools  # noqa: E402
+import package_tree  # noqa: E402
 import stage_voice as pack_stage  # noqa: E402  (installer/windows/stage_voice.py)
 
 _LOGGER = logging.getLogger("stage_voice_deb")
@@ -46,26 +47,6 @@ Description: personal-voice adaptation for therapy-app (PyTorch, CPU)
  without it and says « pack voix non installé » when adaptation is asked for.
 """
 
-# As the main package: bytecode compiled at install (and when a python3.X's
-# standard library changes: file triggers) for every python the pack serves.
-POSTINST = """\
-#!/bin/sh
-set -e
-if [ "$1" = configure ] || [ "$1" = triggered ]; then
-    for version in {versions}; do
-        if [ -x /usr/bin/python$version ]; then
-            python$version -m compileall -q -j 0 /{pack}/lib/py$version /{pack}/app \
-                >/dev/null 2>&1 || true
-        fi
-    done
-fi
-"""
-TRIGGER = "interest-noawait /usr/lib/python{version}\n"
-PRERM = """\
-#!/bin/sh
-set -e
-find /{pack} -name __pycache__ -type d -prune -exec rm -rf {{}} + 2>/dev/null || true
-"""
 COPYRIGHT = """\
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: therapy-app-voice
@@ -87,16 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trainer", type=Path, required=True)
     parser.add_argument("--weights", type=Path, required=True)
     parser.add_argument("--version", required=True)
-    parser.add_argument("--out", type=Path, required=True, help="package tree (recreated)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="stage_voice_deb: %(message)s")
-
-    out: Path = args.out
-    if out.exists():
-        shutil.rmtree(out)
+    args, out = bundle_tools.staging_args(parser, argv, "package tree", "stage_voice_deb")
     locks = dict(value.split("=", 1) for value in args.app_lock)
     wheels = dict(value.split("=", 1) for value in args.wheels)
-    versions = sorted(wheels, key=_version_key)
+    versions = sorted(wheels, key=package_tree.version_key)
     if set(versions) - set(locks):
         raise SystemExit(f"no --app-lock for python {sorted(set(versions) - set(locks))}")
     # One staging per python against its own app lock, then merged into one tree.
@@ -114,21 +89,21 @@ def main(argv: list[str] | None = None) -> int:
             (part / "lib" / f"py{python}").rename(pack / "lib" / f"py{python}")
             shutil.rmtree(part)
     sites = [pack / "lib" / f"py{python}" for python in versions]
-    linked, saved = link_duplicates(sites)
+    linked, saved = package_tree.link_duplicates(sites)
     _LOGGER.info("%d files identical across the python folders stored once (%.1f MB)",
                  linked, saved / 1e6)  # fmt: skip
 
     manifest = pack_stage.write_manifest(pack, args.version, "linux")
-    major, minor = _version_key(versions[-1])
-    fields = {"pack": PACK.as_posix(), "version": args.version, "python": versions[0],
-              "next_python": f"{major}.{minor + 1}", "versions": " ".join(versions),
-              "pythons": ", ".join(versions), "torch": manifest["torch"]}  # fmt: skip
-    _write(out / "usr/share/doc/therapy-app-voice/copyright", COPYRIGHT.format(**fields))
-    _write(out / "DEBIAN/control", CONTROL.format(**fields))
-    _write(out / "DEBIAN/postinst", POSTINST.format(**fields), 0o755)
-    _write(out / "DEBIAN/prerm", PRERM.format(**fields), 0o755)
-    _write(out / "DEBIAN/triggers", "".join(TRIGGER.format(version=v) for v in versions))
-    _LOGGER.info("package tree: %s, %.1f MB", out, _stored_size(out) / 1e6)
+    fields = {"pack": PACK.as_posix(), "version": args.version,
+              **package_tree.python_fields(versions), "pythons": ", ".join(versions),
+              "torch": str(manifest["torch"])}  # fmt: skip
+    # As the main package: bytecode compiled at install (and when a python3.X's
+    # standard library changes) for every python the pack serves.
+    installed = f"/{PACK.as_posix()}"
+    package_tree.write_debian_files(
+        out, "therapy-app-voice", fields, control=CONTROL, copyright_text=COPYRIGHT,
+        compile_dirs=f"{installed}/lib/py$version {installed}/app", bytecode_root=installed,
+    )  # fmt: skip
     return 0
 
 

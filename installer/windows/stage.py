@@ -12,7 +12,7 @@ from pathlib import Path
 
 # The helpers shared with the Debian build live one folder up.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bundle_tools import copy_models, tree_size, trim, unpack_wheel  # noqa: E402
+import bundle_tools  # noqa: E402
 
 _LOGGER = logging.getLogger("stage")
 
@@ -35,24 +35,10 @@ import os
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 '''
 
-# Files in the wheels that a clinic PC never runs (developer tools, QML, type
-# stubs, headers); removed to keep the installer smaller. Globs relative to
-# site-packages.
+# Beyond bundle_tools.DEVELOPER_FILES: Qt's developer programs and the PortAudio
+# builds for other systems. Globs relative to site-packages.
 TRIM_GLOBS = (
     "PySide6/*.exe",
-    "PySide6/qml",
-    "PySide6/include",
-    "PySide6/metatypes",
-    "PySide6/typesystems",
-    "PySide6/glue",
-    "PySide6/scripts",
-    "PySide6/*.pyi",
-    "PySide6/Qt/lib/*.prl",
-    "shiboken6/*.pyi",
-    "onnxruntime/transformers",
-    "onnxruntime/quantization",
-    "onnxruntime/tools",
-    "onnxruntime/datasets",
     "_sounddevice_data/portaudio-binaries/*.dylib",
     "_sounddevice_data/portaudio-binaries/*32bit*",
     "_sounddevice_data/portaudio-binaries/*arm64*",
@@ -60,7 +46,6 @@ TRIM_GLOBS = (
     "_sounddevice_data/portaudio-binaries/.github",
 )
 MSVC_DLLS = ("msvcp140.dll", "msvcp140_1.dll", "msvcp140_2.dll", "concrt140.dll")
-KEEP_TRANSLATIONS = ("qt_fr.qm", "qtbase_fr.qm", "qt_help_fr.qm")
 
 # Launchers the installer puts in the install folder, beside python\.
 CLI_CMD = '@"%~dp0python\\python.exe" -m therapy_app.cli %*\r\n'
@@ -83,10 +68,7 @@ def extract_embed(sdist: Path, python_dir: Path) -> None:
         for info in archive.infolist():
             if not info.filename.startswith(prefix) or info.is_dir():
                 continue
-            target = python_dir / info.filename[len(prefix) :]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as src, target.open("wb") as dst:
-                shutil.copyfileobj(src, dst)
+            bundle_tools.extract_member(archive, info, python_dir / info.filename[len(prefix) :])
     data.unlink()
     for required in ("python.exe", "pythonw.exe", "python313.dll", PTH_NAME):
         if not (python_dir / required).is_file():
@@ -121,13 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", type=Path, required=True, help="built models folder")
     parser.add_argument("--model", action="append", default=[], help="model folder name")
     parser.add_argument("--icon", type=Path, help=".ico copied into the bundle")
-    parser.add_argument("--out", type=Path, required=True, help="bundle folder (recreated)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="stage: %(message)s")
-
-    out: Path = args.out
-    if out.exists():
-        shutil.rmtree(out)
+    args, out = bundle_tools.staging_args(parser, argv, "bundle folder", "stage")
     python_dir = out / "python"
     python_dir.mkdir(parents=True)
     extract_embed(args.embed, python_dir)
@@ -141,16 +117,16 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"no wheels in {args.wheels}")
     for wheel in [*wheels, args.app_wheel]:
         _LOGGER.info("unpacking %s", wheel.name)
-        unpack_wheel(wheel, site_packages, "therapy-app-windows")
+        bundle_tools.unpack_wheel(wheel, site_packages, "therapy-app-windows")
     add_msvc_runtime(site_packages, python_dir)
-    removed = trim(site_packages, TRIM_GLOBS, KEEP_TRANSLATIONS)
+    removed = bundle_tools.trim(site_packages, TRIM_GLOBS)
     _LOGGER.info("trimmed %.1f MB of developer files", removed / 1e6)
 
-    copy_models(args.models, site_packages / "therapy_app", args.model)
+    bundle_tools.copy_models(args.models, site_packages / "therapy_app", args.model)
     (out / "therapy-app.cmd").write_text(CLI_CMD, encoding="ascii", newline="")
     if args.icon:
         shutil.copy2(args.icon, out / "therapy_app.ico")
-    _LOGGER.info("bundle: %s, %.1f MB", out, tree_size(out) / 1e6)
+    _LOGGER.info("bundle: %s, %.1f MB", out, bundle_tools.tree_size(out) / 1e6)
     return 0
 
 

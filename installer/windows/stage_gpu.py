@@ -21,7 +21,6 @@ import fnmatch
 import json
 import logging
 import re
-import shutil
 import struct
 import sys
 import tempfile
@@ -30,8 +29,10 @@ from pathlib import Path
 
 # The helpers shared with the other builds live one folder up.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bundle_tools import sha256, tree_size  # noqa: E402
-from licenses import RULE, package_notices  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bundle_tools  # noqa: E402
+from licenses import package_notices  # noqa: E402
+from windows_licenses import PACK_NSIS_NOTICE  # noqa: E402
 
 _LOGGER = logging.getLogger("stage_gpu")
 
@@ -187,12 +188,10 @@ def extract_dlls(wheels: list[Path], bin_dir: Path) -> dict[str, dict[str, objec
                     name = Path(member).name
                     if name in entries:
                         raise SystemExit(f"{name} comes from two wheels")
-                    target = bin_dir / name
-                    with archive.open(member) as src, target.open("wb") as dst:
-                        shutil.copyfileobj(src, dst)
+                    target = bundle_tools.extract_member(archive, member, bin_dir / name)
                     entries[name] = {
                         "bytes": target.stat().st_size,
-                        "sha256": sha256(target),
+                        "sha256": bundle_tools.sha256(target),
                         "from": f"{dist} {version}",
                     }
                     _LOGGER.info("%s (%.1f MB) from %s", name, target.stat().st_size / 1e6, dist)
@@ -226,17 +225,9 @@ def licence_text(wheels: list[Path]) -> str:
         site = Path(tmp)
         for wheel in wheels:
             with zipfile.ZipFile(wheel) as archive:
-                for member in archive.namelist():
-                    top = member.split("/", 1)[0]
-                    if top.endswith(".dist-info") and not member.endswith("/"):
-                        archive.extract(member, site)
+                bundle_tools.extract_metadata(archive, site)
         notices = package_notices(site)
-    nsis = (
-        f"{RULE}\nNSIS (Nullsoft Scriptable Install System) - zlib/libpng licence; its LZMA\n"
-        "decompressor is under the Common Public License with a special exception for\n"
-        "installers built with it. It builds this pack's setup program and uninstaller."
-    )
-    return "\n\n".join([PACK_HEADER, *notices, nsis]) + "\n"
+    return "\n\n".join([PACK_HEADER, *notices, PACK_NSIS_NOTICE]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,13 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         "--onnxruntime-wheel", type=Path, required=True, help="the main bundle's onnxruntime-gpu"
     )
     parser.add_argument("--version", required=True, help="app version")
-    parser.add_argument("--out", type=Path, required=True, help="pack folder (recreated)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="stage_gpu: %(message)s")
-
-    out: Path = args.out
-    if out.exists():
-        shutil.rmtree(out)
+    args, out = bundle_tools.staging_args(parser, argv, "pack folder", "stage_gpu")
     bin_dir = out / "bin"
     bin_dir.mkdir(parents=True)
     wheels = sorted(args.wheels.glob("*.whl"))
@@ -279,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     licences = licence_text(wheels).replace("\r\n", "\n")
     # Windows editors (Notepad) want CRLF.
     (out / "THIRD_PARTY_LICENSES.txt").write_text(licences, encoding="utf-8", newline="\r\n")
-    _LOGGER.info("GPU pack: %s, %d DLLs, %.1f MB", out, len(dlls), tree_size(out) / 1e6)
+    size = bundle_tools.tree_size(out)
+    _LOGGER.info("GPU pack: %s, %d DLLs, %.1f MB", out, len(dlls), size / 1e6)
     return 0
 
 

@@ -5,7 +5,7 @@ therapy_voice adapt``, issue 26) in a child process that runs with the app's own
 Python and packages plus the pack's folders (``therapy_app/voice_pack.py``). One
 layout serves the Windows pack (``TherapyApp-Voice-<version>.exe``, into
 ``<install dir>\\voice``) and the Debian package ``therapy-app-voice`` (into
-``/opt/therapy-app/voice``, ``installer/deb/stage_voice.py``)::
+``/opt/therapy-app/voice``, ``installer/deb/stage_voice_deb.py``)::
 
     OUT/lib/py<X.Y>/              torch and the packages it needs that the app lacks, per python
     OUT/app/therapy_voice/        the trainer package, copied from the checkout
@@ -48,9 +48,10 @@ from packaging.utils import canonicalize_name
 # The helpers shared with the other builds live one folder up.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bundle_tools import sha256, tree_size, unpack_wheel  # noqa: E402
-from licenses import RULE, model_notices, package_notices  # noqa: E402
+import bundle_tools  # noqa: E402
+from licenses import model_notices, package_notices  # noqa: E402
 from stage_gpu import pe_imports  # noqa: E402
+from windows_licenses import PACK_NSIS_NOTICE  # noqa: E402
 
 _LOGGER = logging.getLogger("stage_voice")
 
@@ -184,14 +185,7 @@ def requirement_problems(site: Path, app_pins: dict[str, str], platform: str,
 
 def trim_site(site: Path, platform: str) -> int:
     """Delete what TRIM_GLOBS name (but KEEP); returns the bytes removed."""
-    removed = 0
-    for pattern in TRIM_GLOBS[platform]:
-        for path in sorted(site.glob(pattern)):
-            if path.relative_to(site).as_posix() in KEEP:
-                continue
-            removed += tree_size(path)
-            shutil.rmtree(path) if path.is_dir() else path.unlink()
-    return removed
+    return bundle_tools.remove_globs(site, TRIM_GLOBS[platform], KEEP)
 
 
 def add_msvc_dll(wheel: Path, site: Path) -> Path:
@@ -201,18 +195,12 @@ def add_msvc_dll(wheel: Path, site: Path) -> Path:
     Python module nor the rest of the runtime.
     """
     with zipfile.ZipFile(wheel) as archive:
-        for member in archive.namelist():
-            if member.split("/", 1)[0].endswith(".dist-info") and not member.endswith("/"):
-                archive.extract(member, site)
+        bundle_tools.extract_metadata(archive, site)
         members = [m for m in archive.namelist()
                    if fnmatch.fnmatch(m, f"msvc_runtime-*.data/data/{MSVC_DLL}")]  # fmt: skip
         if not members:
             raise SystemExit(f"{wheel.name}: no {MSVC_DLL}")
-        target = site / MSVC_TARGET / MSVC_DLL
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with archive.open(members[0]) as src, target.open("wb") as dst:
-            shutil.copyfileobj(src, dst)
-    return target
+        return bundle_tools.extract_member(archive, members[0], site / MSVC_TARGET / MSVC_DLL)
 
 
 def dll_problems(site: Path) -> list[str]:
@@ -237,7 +225,7 @@ def stage_site(wheels: list[Path], site: Path, platform: str) -> None:
         if _norm(wheel.name.split("-")[0]) == MSVC_WHEEL:
             continue  # after torch: its DLL goes into torch/lib
         _LOGGER.info("%s: unpacking %s", site.name, wheel.name)
-        unpack_wheel(wheel, site, "therapy-app-voice")
+        bundle_tools.unpack_wheel(wheel, site, "therapy-app-voice")
     for wheel in wheels:
         if _norm(wheel.name.split("-")[0]) == MSVC_WHEEL:
             _LOGGER.info("%s: %s from %s", site.name, MSVC_DLL, wheel.name)
@@ -258,25 +246,11 @@ def copy_trainer(trainer: Path, out: Path) -> Path:
 
 
 def copy_weights(weights: Path, out: Path) -> Path:
-    """Copy the training weights folder, checking each file against its ``model.json``.
-
-    Plain copies (no permission bits kept: a private 0600 sidecar would be
-    unreadable for the users of a Debian installation).
-    """
-    meta = json.loads((weights / "model.json").read_text(encoding="utf-8"))
+    """Copy the training weights folder, each file checked against its ``model.json``."""
+    target = out / WEIGHTS_DIR
+    meta = bundle_tools.copy_model(weights, target, WEIGHTS)
     if meta.get("name") != WEIGHTS:
         raise SystemExit(f"{weights}: model.json names {meta.get('name')!r}, not {WEIGHTS!r}")
-    target = out / WEIGHTS_DIR
-    target.mkdir(parents=True)
-    shutil.copyfile(weights / "model.json", target / "model.json")
-    for role, entry in meta.get("files", {}).items():
-        src = weights / entry["path"]
-        if entry.get("bytes") is not None and src.stat().st_size != entry["bytes"]:
-            raise SystemExit(f"{WEIGHTS}: {role} size differs from model.json")
-        if entry.get("sha256") and sha256(src) != entry["sha256"]:
-            raise SystemExit(f"{WEIGHTS}: {role} sha256 differs from model.json")
-        (target / entry["path"]).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, target / entry["path"])
     if not (target / "model.bin").is_file():
         raise SystemExit(f"{WEIGHTS}: no model.bin registered in model.json")
     return target
@@ -308,11 +282,7 @@ def licence_text(out: Path, sites: dict[str, Path], platform: str) -> str:
             notices.setdefault(notice.splitlines()[1], notice)
     parts = [PACK_HEADER, *notices.values(), *model_notices(out / "models")]
     if platform == "win_amd64":
-        parts.append(
-            f"{RULE}\nNSIS (Nullsoft Scriptable Install System) - zlib/libpng licence; its LZMA\n"
-            "decompressor is under the Common Public License with a special exception for\n"
-            "installers built with it. It builds this pack's setup program and uninstaller."
-        )
+        parts.append(PACK_NSIS_NOTICE)
     return "\n\n".join(parts) + "\n"
 
 
@@ -358,20 +328,18 @@ def write_manifest(out: Path, version: str, platform: str) -> dict[str, object]:
     (out / "THIRD_PARTY_LICENSES.txt").write_text(licences, encoding="utf-8", newline=newline)
     # Last: the app uses the pack only once its manifest is there.
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    torch_bytes = sum(tree_size(site / "torch") for site in sites.values())
+    torch_bytes = sum(bundle_tools.tree_size(site / "torch") for site in sites.values())
     _LOGGER.info(
         "voice pack: %s, %.1f MB (torch %s %s: %.1f MB, weights %.1f MB)",
-        out, tree_size(out) / 1e6, torch_version, device, torch_bytes / 1e6,
-        tree_size(out / WEIGHTS_DIR) / 1e6,
+        out, bundle_tools.tree_size(out) / 1e6, torch_version, device, torch_bytes / 1e6,
+        bundle_tools.tree_size(out / WEIGHTS_DIR) / 1e6,
     )  # fmt: skip
     return manifest
 
 
 def stage(args: argparse.Namespace) -> int:
     """Build the pack folder; prints its sizes."""
-    out: Path = args.out
-    if out.exists():
-        shutil.rmtree(out)
+    out = bundle_tools.recreate(args.out)
     out.mkdir(parents=True)
     app_pins = read_lock(args.app_lock)
     for value in args.wheels:

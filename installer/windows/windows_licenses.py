@@ -47,6 +47,13 @@ decompressor is under the Common Public License with a special exception for
 installers built with it.
 """
 
+# The optional packs' own THIRD_PARTY_LICENSES end with this (stage_gpu.py, stage_voice.py).
+PACK_NSIS_NOTICE = (
+    f"{RULE}\nNSIS (Nullsoft Scriptable Install System) - zlib/libpng licence; its LZMA\n"
+    "decompressor is under the Common Public License with a special exception for\n"
+    "installers built with it. It builds this pack's setup program and uninstaller."
+)
+
 
 def section(title: str, body: str) -> str:
     """One notice block in the THIRD_PARTY_LICENSES layout."""

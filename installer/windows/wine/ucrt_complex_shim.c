@@ -1,6 +1,6 @@
 /* MSVC-ABI complex functions for Wine 8.0's ucrtbase, which leaves most of them
  * unimplemented (numpy 2.x calls crealf while importing). Test-only: built by
- * build_ucrt_shim.sh into a native ucrtbase.dll that forwards every other export
+ * build_wine_shims.sh into a native ucrtbase.dll that forwards every other export
  * to Wine's own ucrtbase (renamed ucrtwine.dll). Never shipped to clinics. */
 #include <complex.h>
 
@@ -18,69 +18,38 @@ static Fc f_out(float _Complex z) { Fc r = {{crealf(z), cimagf(z)}}; return r; }
 
 #define EXPORT __declspec(dllexport)
 
-EXPORT Dc shim_ccos(Dc z) { return d_out(ccos(d_in(z))); }
-EXPORT Dc shim_ccosl(Dc z) { return d_out(ccos(d_in(z))); }
-EXPORT Fc shim_ccosf(Fc z) { return f_out(ccosf(f_in(z))); }
-EXPORT Dc shim_ccosh(Dc z) { return d_out(ccosh(d_in(z))); }
-EXPORT Dc shim_ccoshl(Dc z) { return d_out(ccosh(d_in(z))); }
-EXPORT Fc shim_ccoshf(Fc z) { return f_out(ccoshf(f_in(z))); }
-EXPORT Dc shim_cexp(Dc z) { return d_out(cexp(d_in(z))); }
-EXPORT Dc shim_cexpl(Dc z) { return d_out(cexp(d_in(z))); }
-EXPORT Fc shim_cexpf(Fc z) { return f_out(cexpf(f_in(z))); }
-EXPORT Dc shim_csin(Dc z) { return d_out(csin(d_in(z))); }
-EXPORT Dc shim_csinl(Dc z) { return d_out(csin(d_in(z))); }
-EXPORT Fc shim_csinf(Fc z) { return f_out(csinf(f_in(z))); }
-EXPORT Dc shim_csinh(Dc z) { return d_out(csinh(d_in(z))); }
-EXPORT Dc shim_csinhl(Dc z) { return d_out(csinh(d_in(z))); }
-EXPORT Fc shim_csinhf(Fc z) { return f_out(csinhf(f_in(z))); }
-EXPORT Dc shim_ctan(Dc z) { return d_out(ctan(d_in(z))); }
-EXPORT Dc shim_ctanl(Dc z) { return d_out(ctan(d_in(z))); }
-EXPORT Fc shim_ctanf(Fc z) { return f_out(ctanf(f_in(z))); }
-EXPORT Dc shim_ctanh(Dc z) { return d_out(ctanh(d_in(z))); }
-EXPORT Dc shim_ctanhl(Dc z) { return d_out(ctanh(d_in(z))); }
-EXPORT Fc shim_ctanhf(Fc z) { return f_out(ctanhf(f_in(z))); }
-EXPORT Dc shim_clog(Dc z) { return d_out(clog(d_in(z))); }
-EXPORT Dc shim_clogl(Dc z) { return d_out(clog(d_in(z))); }
-EXPORT Fc shim_clogf(Fc z) { return f_out(clogf(f_in(z))); }
-EXPORT Dc shim_csqrt(Dc z) { return d_out(csqrt(d_in(z))); }
-EXPORT Dc shim_csqrtl(Dc z) { return d_out(csqrt(d_in(z))); }
-EXPORT Fc shim_csqrtf(Fc z) { return f_out(csqrtf(f_in(z))); }
-EXPORT Dc shim_cproj(Dc z) { return d_out(cproj(d_in(z))); }
-EXPORT Dc shim_cprojl(Dc z) { return d_out(cproj(d_in(z))); }
-EXPORT Fc shim_cprojf(Fc z) { return f_out(cprojf(f_in(z))); }
-EXPORT Dc shim_conj(Dc z) { return d_out(conj(d_in(z))); }
-EXPORT Dc shim_conjl(Dc z) { return d_out(conj(d_in(z))); }
-EXPORT Fc shim_conjf(Fc z) { return f_out(conjf(f_in(z))); }
-EXPORT Dc shim_cacos(Dc z) { return d_out(cacos(d_in(z))); }
-EXPORT Dc shim_cacosl(Dc z) { return d_out(cacos(d_in(z))); }
-EXPORT Fc shim_cacosf(Fc z) { return f_out(cacosf(f_in(z))); }
-EXPORT Dc shim_cacosh(Dc z) { return d_out(cacosh(d_in(z))); }
-EXPORT Dc shim_cacoshl(Dc z) { return d_out(cacosh(d_in(z))); }
-EXPORT Fc shim_cacoshf(Fc z) { return f_out(cacoshf(f_in(z))); }
-EXPORT Dc shim_casin(Dc z) { return d_out(casin(d_in(z))); }
-EXPORT Dc shim_casinl(Dc z) { return d_out(casin(d_in(z))); }
-EXPORT Fc shim_casinf(Fc z) { return f_out(casinf(f_in(z))); }
-EXPORT Dc shim_casinh(Dc z) { return d_out(casinh(d_in(z))); }
-EXPORT Dc shim_casinhl(Dc z) { return d_out(casinh(d_in(z))); }
-EXPORT Fc shim_casinhf(Fc z) { return f_out(casinhf(f_in(z))); }
-EXPORT Dc shim_catan(Dc z) { return d_out(catan(d_in(z))); }
-EXPORT Dc shim_catanl(Dc z) { return d_out(catan(d_in(z))); }
-EXPORT Fc shim_catanf(Fc z) { return f_out(catanf(f_in(z))); }
-EXPORT Dc shim_catanh(Dc z) { return d_out(catanh(d_in(z))); }
-EXPORT Dc shim_catanhl(Dc z) { return d_out(catanh(d_in(z))); }
-EXPORT Fc shim_catanhf(Fc z) { return f_out(catanhf(f_in(z))); }
-EXPORT double shim_cabs(Dc z) { return cabs(d_in(z)); }
-EXPORT double shim_cabsl(Dc z) { return cabs(d_in(z)); }
-EXPORT float shim_cabsf(Fc z) { return cabsf(f_in(z)); }
-EXPORT double shim_carg(Dc z) { return carg(d_in(z)); }
-EXPORT double shim_cargl(Dc z) { return carg(d_in(z)); }
-EXPORT float shim_cargf(Fc z) { return cargf(f_in(z)); }
-EXPORT double shim_cimag(Dc z) { return cimag(d_in(z)); }
-EXPORT double shim_cimagl(Dc z) { return cimag(d_in(z)); }
-EXPORT float shim_cimagf(Fc z) { return cimagf(f_in(z)); }
-EXPORT double shim_creal(Dc z) { return creal(d_in(z)); }
-EXPORT double shim_creall(Dc z) { return creal(d_in(z)); }
-EXPORT float shim_crealf(Fc z) { return crealf(f_in(z)); }
+/* Each function in its three MSVC forms: double (name), long double (namel: the
+ * same as double on MSVC) and float (namef). */
+#define COMPLEX_TO_COMPLEX(name) \
+    EXPORT Dc shim_##name(Dc z) { return d_out(name(d_in(z))); } \
+    EXPORT Dc shim_##name##l(Dc z) { return d_out(name(d_in(z))); } \
+    EXPORT Fc shim_##name##f(Fc z) { return f_out(name##f(f_in(z))); }
+#define COMPLEX_TO_REAL(name) \
+    EXPORT double shim_##name(Dc z) { return name(d_in(z)); } \
+    EXPORT double shim_##name##l(Dc z) { return name(d_in(z)); } \
+    EXPORT float shim_##name##f(Fc z) { return name##f(f_in(z)); }
+
+COMPLEX_TO_COMPLEX(ccos)
+COMPLEX_TO_COMPLEX(ccosh)
+COMPLEX_TO_COMPLEX(cexp)
+COMPLEX_TO_COMPLEX(csin)
+COMPLEX_TO_COMPLEX(csinh)
+COMPLEX_TO_COMPLEX(ctan)
+COMPLEX_TO_COMPLEX(ctanh)
+COMPLEX_TO_COMPLEX(clog)
+COMPLEX_TO_COMPLEX(csqrt)
+COMPLEX_TO_COMPLEX(cproj)
+COMPLEX_TO_COMPLEX(conj)
+COMPLEX_TO_COMPLEX(cacos)
+COMPLEX_TO_COMPLEX(cacosh)
+COMPLEX_TO_COMPLEX(casin)
+COMPLEX_TO_COMPLEX(casinh)
+COMPLEX_TO_COMPLEX(catan)
+COMPLEX_TO_COMPLEX(catanh)
+COMPLEX_TO_REAL(cabs)
+COMPLEX_TO_REAL(carg)
+COMPLEX_TO_REAL(cimag)
+COMPLEX_TO_REAL(creal)
 EXPORT Dc shim_cpow(Dc a, Dc b) { return d_out(cpow(d_in(a), d_in(b))); }
 EXPORT Dc shim_cpowl(Dc a, Dc b) { return d_out(cpow(d_in(a), d_in(b))); }
 EXPORT Fc shim_cpowf(Fc a, Fc b) { return f_out(cpowf(f_in(a), f_in(b))); }
