@@ -21,6 +21,11 @@ REQUIRE_MODELS_ENV = "THERAPY_REQUIRE_MODELS"
 PULSE_SINKS = ("vspeaker", "vmic_feed")
 PULSE_SOURCE = "vmic"
 
+# The repository fixtures every storage and therapist test uses. Loaded here,
+# before any test module imports their helpers, so that pytest rewrites their
+# asserts; neither imports Qt, so the core suite runs without it.
+pytest_plugins = ("storage_fixtures", "therapist_fixtures")
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Under ``THERAPY_REQUIRE_MODELS=1``, refuse to run without every model built."""

@@ -95,6 +95,15 @@ class WindowDriver:
         self.events.clear()
         self.screen.event_received.connect(self.events.append)
 
+    def open_exercise(self, key, screen: str) -> PracticeScreen:
+        """From the chooser, once the engines are loaded: ``key`` opens ``screen``, followed."""
+        self.wait_screen("chooser")
+        self.wait_ready()
+        self.key(key)
+        self.wait_screen(screen)
+        self.follow()
+        return self.screen
+
     def wait_state(self, state: State, timeout: int = STEP_TIMEOUT_MS) -> None:
         """Wait until the exercise controller reaches ``state``."""
         self.qtbot.waitUntil(lambda: self.screen.controller.state is state, timeout=timeout)

@@ -1,13 +1,20 @@
-"""Shared helpers for the storage tests: a fake clock, clips, attempt records."""
+"""Shared helpers for the storage tests: a fake clock, clips, attempt records, a repository.
+
+Loaded as a plugin by ``conftest.py``: the ``clock`` and ``repo`` fixtures serve
+every test module that does not define its own.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
+import pytest
 
 from therapy_app.audio.clip import AudioClip
-from therapy_app.storage import AttemptRecord, Candidate, StepTimings
+from therapy_app.storage import AttemptRecord, Candidate, SessionRepository, StepTimings
 
 T0 = datetime(2025, 3, 14, 9, 30, tzinfo=UTC)
 
@@ -60,3 +67,16 @@ def make_record(session_id: int, **overrides: object) -> AttemptRecord:
     )
     fields.update(overrides)
     return AttemptRecord(**fields)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    """The repository's clock (starts at :data:`T0`); tests move it by hand."""
+    return FakeClock()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
+    """An empty repository in ``tmp_path / "data"`` on ``clock``, closed after the test."""
+    with SessionRepository(tmp_path / "data", clock=clock) as repository:
+        yield repository

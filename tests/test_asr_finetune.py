@@ -45,16 +45,24 @@ def _decode(decoder: WhisperDecoderStep, tokens: torch.Tensor) -> torch.Tensor:
     return decoder(tokens, empty, empty, cross[:n], cross[n:])[0]
 
 
-def test_merged_adapters_give_the_adapted_decoders_output(tmp_path: Path):
-    torch.manual_seed(0)
+def _base_and_adapted(
+    seed: int, settings: LoraSettings
+) -> tuple[WhisperDecoderStep, WhisperDecoderStep]:
+    """A random tiny decoder, and a copy with LoRA adapters as if trained (B no longer zero)."""
+    torch.manual_seed(seed)
     base = WhisperDecoderStep(TINY)
     for p in base.parameters():
         torch.nn.init.normal_(p, std=0.2)
     adapted = WhisperDecoderStep(TINY)
     adapted.load_state_dict(base.state_dict())
-    settings = LoraSettings(rank=4, alpha=8.0, dropout=0.0)
     for p in attach_lora(adapted, settings):
-        torch.nn.init.normal_(p, std=0.3)  # as if trained: B is no longer zero
+        torch.nn.init.normal_(p, std=0.3)
+    return base, adapted
+
+
+def test_merged_adapters_give_the_adapted_decoders_output(tmp_path: Path):
+    settings = LoraSettings(rank=4, alpha=8.0, dropout=0.0)
+    base, adapted = _base_and_adapted(0, settings)
     adapted.eval()
     tokens = torch.tensor([[1, 5, 7, 2]])
     with torch.no_grad():
@@ -71,15 +79,8 @@ def test_merged_adapters_give_the_adapted_decoders_output(tmp_path: Path):
 
 
 def test_a_later_round_starts_from_the_saved_adapters(tmp_path: Path):
-    torch.manual_seed(0)
     settings = LoraSettings(rank=4, alpha=8.0, dropout=0.0)
-    trained = WhisperDecoderStep(TINY)
-    for p in trained.parameters():
-        torch.nn.init.normal_(p, std=0.2)
-    fresh = WhisperDecoderStep(TINY)
-    fresh.load_state_dict(trained.state_dict())
-    for p in attach_lora(trained, settings):
-        torch.nn.init.normal_(p, std=0.3)
+    fresh, trained = _base_and_adapted(0, settings)
     path = tmp_path / "adapter.npz"
     np.savez(path, **adapter_arrays(trained.state_dict(), settings.scale))
     attach_lora(fresh, settings)
@@ -136,14 +137,7 @@ def test_a_gated_onnx_decoder_is_plain_when_closed_and_adapted_when_open(tmp_pat
     from therapy_app.asr.onnx_whisper import decoder_io
     from therapy_voice.lora import attach_saved
 
-    torch.manual_seed(1)
-    base = WhisperDecoderStep(TINY)
-    for p in base.parameters():
-        torch.nn.init.normal_(p, std=0.2)
-    trained = WhisperDecoderStep(TINY)
-    trained.load_state_dict(base.state_dict())
-    for p in attach_lora(trained, LoraSettings(rank=4, alpha=8.0, dropout=0.0)):
-        torch.nn.init.normal_(p, std=0.3)
+    base, trained = _base_and_adapted(1, LoraSettings(rank=4, alpha=8.0, dropout=0.0))
     path = tmp_path / "adapter.npz"
     np.savez(path, **adapter_arrays(trained.state_dict(), 2.0))
     gated, merged = WhisperDecoderStep(TINY), WhisperDecoderStep(TINY)

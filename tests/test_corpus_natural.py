@@ -1,4 +1,4 @@
-"""Natural sentences for the corpus: spaCy tags into the rules' tokens, pools, the frozen blind set."""
+"""Natural sentences: spaCy tags into the rules' tokens, pools, the frozen blind set."""
 
 from __future__ import annotations
 

@@ -19,8 +19,6 @@ _BULLET_RE = re.compile(f"{BULLET}(\\d+)_(\\d+){BULLET}")
 if TYPE_CHECKING:
     from therapist_fixtures import SeededHistory
 
-pytest_plugins = ("therapist_fixtures",)
-
 
 @dataclass
 class ChatFile:

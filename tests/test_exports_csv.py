@@ -14,8 +14,6 @@ from therapy_app.storage import EXPORT_COLUMNS, AttemptRecord, SessionRepository
 if TYPE_CHECKING:
     from therapist_fixtures import SeededHistory
 
-pytest_plugins = ("therapist_fixtures",)
-
 
 def _read(path: Path) -> list[dict[str, str]]:
     raw = path.read_bytes()

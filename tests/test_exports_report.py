@@ -13,8 +13,6 @@ from therapy_app.storage import SessionRepository
 if TYPE_CHECKING:
     from therapist_fixtures import SeededHistory
 
-pytest_plugins = ("therapist_fixtures",)
-
 
 def test_period_is_inclusive_and_filters_everything(
     therapist_repo: SessionRepository, seeded_history: SeededHistory

@@ -18,7 +18,7 @@ from therapy_app.speech.services import SilentPlayer
 from therapy_app.storage import AttemptRecord, Candidate, SessionRepository
 from therapy_app.storage.phrase_store import PhraseStore
 
-pytest_plugins = ("gui_fixtures", "therapist_fixtures")
+pytest_plugins = ("gui_fixtures",)
 
 BAKERY = "Je suis allé(e) à la boulangerie hier."
 AGREED = "Je suis allée à la boulangerie hier."
@@ -142,12 +142,7 @@ def test_the_patient_sees_her_own_sentence_first_highlighted_and_no_technical_wo
 
     _jeanne(gui_repository)  # the only patient: the profile picker is skipped
     driver = open_window()
-    driver.wait_screen("chooser")
-    driver.wait_ready()
-    driver.key(Qt.Key.Key_1)
-    driver.wait_screen("free_speech")
-    driver.follow()
-    screen = driver.screen
+    screen = driver.open_exercise(Qt.Key.Key_1, "free_speech")
     # The book is read on the database worker when the exercise starts.
     driver.qtbot.waitUntil(lambda: screen.controller._free.book is not None, timeout=30_000)
     speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"

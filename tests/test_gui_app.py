@@ -115,11 +115,7 @@ def test_a_missing_microphone_is_explained_in_french(open_window, gui_repository
         return Recorder(SoundDeviceSource(device="micro-qui-n-existe-pas"))
 
     driver = open_window(recorder_factory=no_microphone)
-    driver.wait_screen("chooser")
-    driver.wait_ready()
-    driver.key(Qt.Key.Key_1)
-    driver.wait_screen("free_speech")
-    driver.follow()
+    driver.open_exercise(Qt.Key.Key_1, "free_speech")
     driver.key(Qt.Key.Key_Space)
     driver.qtbot.waitUntil(lambda: bool(driver.of_type(ErrorOccurred)), timeout=10_000)
     screen = driver.screen

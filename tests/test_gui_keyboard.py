@@ -117,11 +117,7 @@ def test_repetition_resumes_after_the_last_sentence_worked_on(
     open_window, patient, speech_queue, gui_repository
 ):
     driver = open_window()
-    driver.wait_screen("chooser")
-    driver.wait_ready()
-    driver.key(Qt.Key.Key_2)
-    driver.wait_screen("repetition")
-    driver.follow()
+    driver.open_exercise(Qt.Key.Key_2, "repetition")
     driver.wait_state(State.AWAITING_REPETITION)
     screen = driver.screen
     assert driver.of_type(ItemPresented)[0].index == 0  # nothing practised yet
@@ -210,12 +206,8 @@ def test_free_speech_proposals_are_heard_and_taken_with_the_left_hand(
     from therapy_app.practice.events import Speaking
 
     driver = open_window()
-    driver.wait_screen("chooser")
-    driver.wait_ready()
-    driver.key(Qt.Key.Key_Ampersand)  # the "1" key of an AZERTY keyboard
-    driver.wait_screen("free_speech")
-    driver.follow()
-    screen = driver.screen
+    # Key_Ampersand: the "1" key of an AZERTY keyboard.
+    screen = driver.open_exercise(Qt.Key.Key_Ampersand, "free_speech")
     speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
     driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.REVIEWING)

@@ -61,12 +61,7 @@ def test_the_end_of_a_naming_list_shows_a_summary_then_starts_again_when_asked(
     bank = _three_pictures()
     first = naming_plan.teaching_order(bank)[0]
     driver = open_window(naming_bank=bank)
-    driver.wait_screen("chooser")
-    driver.wait_ready()
-    driver.key(Qt.Key.Key_4)
-    driver.wait_screen("naming")
-    driver.follow()
-    screen = driver.screen
+    screen = driver.open_exercise(Qt.Key.Key_4, "naming")
     qtbot = driver.qtbot
     driver.wait_state(State.AWAITING_REPETITION)
     assert screen.counter.text() == "Image 1 sur 3"

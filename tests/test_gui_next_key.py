@@ -71,12 +71,7 @@ def test_suivant_on_vouliez_vous_dire_takes_none_of_the_sentences(
     open_window, patient, speech_queue, gui_repository
 ):
     driver = open_window()
-    driver.wait_screen("chooser")
-    driver.wait_ready()
-    driver.key(Qt.Key.Key_1)
-    driver.wait_screen("free_speech")
-    driver.follow()
-    screen = driver.screen
+    screen = driver.open_exercise(Qt.Key.Key_1, "free_speech")
     speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
     driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.REVIEWING)

@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("PySide6")
-# Imported below before pytest_plugins loads it: let pytest rewrite its asserts anyway.
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QLabel, QWidget  # noqa: E402
@@ -17,7 +15,7 @@ from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in  # noqa: E402
 from therapy_app.audio.wavio import read_wav  # noqa: E402
 from therapy_app.storage import AttemptRecord, SessionRepository  # noqa: E402
 
-pytest_plugins = ("gui_fixtures", "therapist_fixtures")
+pytest_plugins = ("gui_fixtures",)
 pytestmark = pytest.mark.gui
 
 # Sorted before every seeded name, so the therapist area selects this patient first.

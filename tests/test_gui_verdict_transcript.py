@@ -64,12 +64,7 @@ def test_bravo_never_shows_a_contradicting_transcript(
     gui_repository.create_patient("Jeanne Martin")
     driver = open_window(content=content)
     driver.speech_queue = speech_queue
-    driver.wait_screen("chooser")
-    driver.wait_ready()
-    driver.key(Qt.Key.Key_2)  # "2  Répéter"
-    driver.wait_screen("repetition")
-    driver.follow()
-    screen = driver.screen
+    screen = driver.open_exercise(Qt.Key.Key_2, "repetition")  # "2  Répéter"
 
     right = _said(driver, SAID_RIGHT)
     assert right.success and "✔" in screen.feedback_title.text()

@@ -31,17 +31,6 @@ def _choose(repo: SessionRepository, clock: FakeClock, patient_id: int, sentence
     )
 
 
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, clock: FakeClock) -> SessionRepository:
-    with SessionRepository(tmp_path, clock=clock) as repository:
-        yield repository
-
-
 def test_sources_in_order_without_duplicates(repo: SessionRepository, clock: FakeClock) -> None:
     jeanne = repo.create_patient("Jeanne").id
     other = repo.create_patient("Paul").id

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from PySide6.QtCore import QPoint, QRect  # noqa: E402
 from PySide6.QtWidgets import QWidget  # noqa: E402
@@ -25,11 +24,7 @@ from therapy_app.storage.script_store import ScriptStore  # noqa: E402
 if TYPE_CHECKING:
     from therapy_app.gui.therapist import TherapistArea
 
-pytestmark = [
-    pytest.mark.gui,
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
-pytest_plugins = ("therapist_fixtures",)
+pytestmark = pytest.mark.gui
 
 CHOSEN = "Hier, je suis allé à la boulangerie."  # chosen in the seeded free-speech session
 BAKERY = (

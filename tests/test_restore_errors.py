@@ -34,6 +34,20 @@ def genuine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return root / "data", archive
 
 
+@pytest.fixture
+def archive(genuine: tuple[Path, Path]) -> Path:
+    """The backup of the other folder (2 attempts)."""
+    return genuine[1]
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, genuine: tuple[Path, Path]) -> Path:
+    """This test's copy of the data folder with 3 attempts, to restore over."""
+    folder = tmp_path / "data"
+    shutil.copytree(genuine[0], folder)
+    return folder
+
+
 def _set(key: str, value: object) -> Edit:
     return lambda manifest, members: manifest.__setitem__(key, value)
 
@@ -76,11 +90,8 @@ def _assert_refused(done: subprocess.CompletedProcess[str]) -> None:
 
 @pytest.mark.parametrize("case", list(CRAFTED))
 def test_a_crafted_backup_is_refused_in_one_french_line(
-    tmp_path: Path, genuine: tuple[Path, Path], case: str
+    tmp_path: Path, data_dir: Path, archive: Path, case: str
 ) -> None:
-    template, archive = genuine
-    data_dir = tmp_path / "data"
-    shutil.copytree(template, data_dir)
     spec = CRAFTED[case]
     crafted = craft_backup(
         archive,
@@ -96,18 +107,15 @@ def test_a_crafted_backup_is_refused_in_one_french_line(
     assert attempt_count(data_dir / DB_FILENAME) == 3
 
 
-def test_a_data_folder_under_a_file(tmp_path: Path, genuine: tuple[Path, Path]) -> None:
+def test_a_data_folder_under_a_file(tmp_path: Path, archive: Path) -> None:
     blocker = tmp_path / "pas-un-dossier"
     blocker.write_bytes(b"a file")
-    _assert_refused(cli(blocker / "data", "restore", str(genuine[1]), "--yes"))
+    _assert_refused(cli(blocker / "data", "restore", str(archive), "--yes"))
     assert blocker.read_bytes() == b"a file"
 
 
 @pytest.mark.skipif(os.name != "posix", reason="RLIMIT_FSIZE")
-def test_a_file_size_limit(tmp_path: Path, genuine: tuple[Path, Path]) -> None:
-    template, archive = genuine
-    data_dir = tmp_path / "data"
-    shutil.copytree(template, data_dir)
+def test_a_file_size_limit(data_dir: Path, archive: Path) -> None:
     before = folder_state(data_dir)
 
     def small_files() -> None:  # `ulimit -f 32`: writes past 32 KiB fail (EFBIG)
@@ -118,10 +126,7 @@ def test_a_file_size_limit(tmp_path: Path, genuine: tuple[Path, Path]) -> None:
 
 
 @pytest.mark.skipif(os.name != "posix", reason="mount namespaces, permission bits")
-def test_a_read_only_data_folder(tmp_path: Path, genuine: tuple[Path, Path]) -> None:
-    template, archive = genuine
-    data_dir = tmp_path / "data"
-    shutil.copytree(template, data_dir)
+def test_a_read_only_data_folder(data_dir: Path, archive: Path) -> None:
     before = folder_state(data_dir)
     if os.geteuid() == 0:  # root ignores permission bits: a read-only bind mount
         if shutil.which("unshare") is None:
@@ -148,12 +153,9 @@ def test_a_read_only_data_folder(tmp_path: Path, genuine: tuple[Path, Path]) -> 
 
 
 def test_a_member_larger_than_it_declares_is_refused(
-    tmp_path: Path, genuine: tuple[Path, Path]
+    tmp_path: Path, data_dir: Path, archive: Path
 ) -> None:
     """The declared sizes are checked before unpacking; the real ones while unpacking."""
-    template, archive = genuine
-    data_dir = tmp_path / "data"
-    shutil.copytree(template, data_dir)
     crafted = craft_backup(archive, tmp_path / "crafted.therapy-backup", zeros={WAV: 1 << 20})
     # Its central directory entry now says 100 bytes (offset 24: uncompressed size).
     raw = bytearray(crafted.read_bytes())
@@ -169,15 +171,13 @@ def test_a_member_larger_than_it_declares_is_refused(
 
 
 def test_a_file_in_the_data_folder_where_the_backup_needs_a_folder(
-    tmp_path: Path, genuine: tuple[Path, Path]
+    tmp_path: Path, data_dir: Path, archive: Path
 ) -> None:
-    data_dir = tmp_path / "data"
-    shutil.copytree(genuine[0], data_dir)
     # The current recordings moved elsewhere by hand, a file left in their place.
     shutil.move(data_dir / "recordings", tmp_path / "ailleurs")
     (data_dir / "recordings").write_bytes(b"a note, not a folder")
     before = folder_state(data_dir)
-    done = cli(data_dir, "restore", str(genuine[1]), "--yes")
+    done = cli(data_dir, "restore", str(archive), "--yes")
     _assert_refused(done)
     assert "recordings" in done.stderr
     assert folder_state(data_dir) == before

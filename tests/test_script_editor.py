@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from screen_clipping import problems  # noqa: E402
-from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in  # noqa: E402
+from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in, pdf_text  # noqa: E402
 
 from therapy_app.audio.wavio import read_wav  # noqa: E402
 from therapy_app.exports import build_report_data  # noqa: E402
@@ -28,7 +25,6 @@ from therapy_app.storage import AttemptRecord, SessionRepository  # noqa: E402
 from therapy_app.storage.script_progress import script_progress  # noqa: E402
 from therapy_app.storage.script_store import ScriptStore, bundled_examples  # noqa: E402
 
-pytest_plugins = ("therapist_fixtures",)
 pytestmark = pytest.mark.gui
 
 CAFE = (
@@ -215,16 +211,6 @@ def test_listen_says_a_line_with_the_apps_voice(
 # ----- in the therapist area: the « Scripts » tab, the progress table, the report ---------
 
 
-def _pdf_text(path: Path) -> str:
-    tool = shutil.which("pdftotext")
-    if tool is None:
-        pytest.skip("pdftotext not installed (apt-get install poppler-utils)")
-    done = subprocess.run(
-        [tool, "-layout", str(path), "-"], capture_output=True, text=True, timeout=60, check=True
-    )
-    return done.stdout
-
-
 def test_the_scripts_tab_progress_table_and_report(
     qtbot, seeded_history, therapist_area, therapist_repo, speech_dir: Path, tmp_path: Path
 ) -> None:
@@ -278,7 +264,7 @@ def test_the_scripts_tab_progress_table_and_report(
     data = build_report_data(therapist_repo, patient.id, day, day)
     path = tmp_path / "rapport.pdf"
     write_report_pdf(data, path)
-    text = _pdf_text(path)
+    text = pdf_text(path)
     assert "Scripts de dialogue" in text and "Au café" in text and "1 sur 2" in text
 
 

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
-from storage_fixtures import FakeClock
 
 from therapy_app.phrases.model import Script, ScriptTurn, Speaker
 from therapy_app.storage import SessionRepository
@@ -25,12 +23,6 @@ BAKERY = (
     ScriptTurn(PARTNER, "Et avec ceci ?"),
     ScriptTurn(PATIENT, "C'est tout, merci."),
 )
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> SessionRepository:
-    with SessionRepository(tmp_path, clock=FakeClock()) as repository:
-        yield repository
 
 
 def test_save_read_replace_and_archive(repo: SessionRepository) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,6 @@ from storage_fixtures import FakeClock
 from therapy_app.storage import AccountError, AccountLockedError, SessionRepository, passwords
 
 OLD_N = 2**14
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
-    repository = SessionRepository(tmp_path, clock=clock)
-    yield repository
-    repository.close()
 
 
 def _lock_out(repo: SessionRepository, username: str) -> AccountLockedError:

@@ -52,17 +52,25 @@ def _killed_writer_leaves_a_temp_file(target: Path) -> Path:
     return temp
 
 
+SILENCE = AudioClip(np.zeros(8000, np.float32), 16000)
+
+
+def _one_attempt(repo: SessionRepository) -> tuple[int, int]:
+    """Jeanne's repetition session with one attempt recorded: (patient id, session id)."""
+    patient = repo.create_patient("Jeanne")
+    session = repo.start_session(patient.id, "repetition")
+    repo.add_attempt(
+        AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"), SILENCE
+    )
+    return patient.id, session.id
+
+
 @pytest.mark.skipif(os.name != "posix", reason="SIGKILL and process ids")
 def test_temp_file_of_a_killed_writer_is_removed_at_opening(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir) as repo:
-        patient = repo.create_patient("Jeanne")
-        session = repo.start_session(patient.id, "repetition")
-        repo.add_attempt(
-            AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"),
-            AudioClip(np.zeros(8000, np.float32), 16000),
-        )
-    month = next((data_dir / RECORDINGS_DIR / str(patient.id)).iterdir())
+        patient_id, session_id = _one_attempt(repo)
+    month = next((data_dir / RECORDINGS_DIR / str(patient_id)).iterdir())
     killed = _killed_writer_leaves_a_temp_file(month / "killed.wav")
     # A write in progress in a live process (this one) must survive.
     live = month / f".live.wav.{os.getpid()}.abc123.tmp"
@@ -83,7 +91,7 @@ def test_temp_file_of_a_killed_writer_is_removed_at_opening(tmp_path: Path) -> N
         assert repo.orphan_recordings() == sorted(
             p.relative_to(data_dir).as_posix() for p in (live, recent_unknown)
         )
-        (attempt,) = repo.list_attempts(session_id=session.id)
+        (attempt,) = repo.list_attempts(session_id=session_id)
         assert repo.verify_recording(attempt)  # complete recordings are never touched
 
 
@@ -113,14 +121,9 @@ def test_recording_of_a_writer_killed_before_its_commit_is_kept_and_reported(
     """
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir) as repo:
-        patient = repo.create_patient("Jeanne")
-        session = repo.start_session(patient.id, "repetition")
-        clip = AudioClip(np.zeros(8000, np.float32), 16000)
-        repo.add_attempt(
-            AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"), clip
-        )
-        kept = repo.save_recording(clip, patient.id)
-    month = next((data_dir / RECORDINGS_DIR / str(patient.id)).iterdir())
+        patient_id, session_id = _one_attempt(repo)
+        kept = repo.save_recording(SILENCE, patient_id)
+    month = next((data_dir / RECORDINGS_DIR / str(patient_id)).iterdir())
     child = subprocess.Popen(["true"])  # a writer that has exited
     child.wait()
     dead_writer = month / f"{'a' * 32}-{child.pid}.wav"
@@ -134,7 +137,7 @@ def test_recording_of_a_writer_killed_before_its_commit_is_kept_and_reported(
             [p.relative_to(data_dir).as_posix() for p in (dead_writer, legacy)]
             + [kept.relative_path]
         )
-        (attempt,) = repo.list_attempts(session_id=session.id)
+        (attempt,) = repo.list_attempts(session_id=session_id)
         assert repo.verify_recording(attempt)
 
 
@@ -142,13 +145,8 @@ def test_a_referenced_file_that_looks_temporary_is_kept(tmp_path: Path) -> None:
     """A restored database may name a recording like a temporary file: it is still its own."""
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir) as repo:
-        patient = repo.create_patient("Jeanne")
-        session = repo.start_session(patient.id, "repetition")
-        repo.add_attempt(
-            AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"),
-            AudioClip(np.zeros(8000, np.float32), 16000),
-        )
-        (attempt,) = repo.list_attempts(session_id=session.id)
+        patient_id, session_id = _one_attempt(repo)
+        (attempt,) = repo.list_attempts(session_id=session_id)
         current = repo.recording_path(attempt)
         assert current is not None
         odd = current.with_name(".odd.wav.k2j3h4.tmp")
@@ -161,5 +159,5 @@ def test_a_referenced_file_that_looks_temporary_is_kept(tmp_path: Path) -> None:
     os.utime(odd, (hour_ago, hour_ago))
     with SessionRepository(data_dir) as repo:
         assert repo.removed_temporary_files == []
-        (attempt,) = repo.list_attempts(session_id=session.id)
+        (attempt,) = repo.list_attempts(session_id=session_id)
         assert repo.verify_recording(attempt)

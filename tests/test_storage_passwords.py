@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from storage_fixtures import FakeClock
 
 from therapy_app.storage import AccountError, AccountLockedError, SessionRepository, passwords
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
-    repository = SessionRepository(tmp_path / "data", clock=clock)
-    yield repository
-    repository.close()
 
 
 def test_hash_uses_memory_hard_scrypt_with_a_random_salt() -> None:

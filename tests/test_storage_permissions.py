@@ -19,7 +19,6 @@ from therapy_app.storage.repository import DB_FILENAME
 if TYPE_CHECKING:
     from therapist_fixtures import SeededHistory
 
-pytest_plugins = ("therapist_fixtures",)
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 
 

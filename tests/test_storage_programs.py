@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
-from storage_fixtures import FakeClock, make_clip, make_record
+from storage_fixtures import make_clip, make_record
 
 from therapy_app.storage import SessionRepository, schema
 from therapy_app.storage.programs import Program, ProgramStep
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> SessionRepository:
-    repository = SessionRepository(tmp_path / "data", clock=FakeClock())
-    yield repository  # type: ignore[misc]
-    repository.close()
 
 
 def test_migration_version_is_its_place_in_the_list(repo: SessionRepository) -> None:

@@ -40,13 +40,6 @@ class Locker:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Iterator[SessionRepository]:
-    repository = SessionRepository(tmp_path, clock=FakeClock())
-    yield repository
-    repository.close()
-
-
-@pytest.fixture
 def locker(repo: SessionRepository) -> Iterator[Locker]:
     holder = Locker(repo.db_path)
     yield holder

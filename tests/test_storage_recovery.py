@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
 from storage_fixtures import FakeClock
@@ -15,18 +14,6 @@ from therapy_app.storage.recovery import ALPHABET, normalise
 
 PASSWORD = "ancien-mot-de-passe"
 NEW_PASSWORD = "nouveau-mot-de-passe"
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, clock: FakeClock) -> SessionRepository:
-    repository = SessionRepository(tmp_path / "data", clock=clock)
-    yield repository  # type: ignore[misc]
-    repository.close()
 
 
 def test_reset_with_the_right_code_changes_the_password(repo: SessionRepository) -> None:

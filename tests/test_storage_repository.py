@@ -6,7 +6,6 @@ import os
 import sqlite3
 import threading
 import wave
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,18 +20,6 @@ from therapy_app.storage import (
 )
 from therapy_app.storage import repository as repository_module
 from therapy_app.storage.recordings import file_sha256
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
-    repository = SessionRepository(tmp_path / "data", clock=clock)
-    yield repository
-    repository.close()
 
 
 def test_patients(repo: SessionRepository) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,18 +22,6 @@ from therapy_app.storage import (
     schema,
 )
 from therapy_app.storage.repository import DB_FILENAME
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
-    repository = SessionRepository(tmp_path / "data", clock=clock)
-    yield repository
-    repository.close()
 
 
 def _build_old_database(path: Path, version: int) -> None:

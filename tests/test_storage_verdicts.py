@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,18 +10,6 @@ from storage_fixtures import FakeClock, make_record
 
 from therapy_app.storage import SessionRepository, database, schema
 from therapy_app.verdict import WER_SUCCESS
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def repo(tmp_path: Path, clock: FakeClock) -> Iterator[SessionRepository]:
-    repository = SessionRepository(tmp_path, clock=clock)
-    yield repository
-    repository.close()
 
 
 def _attempt(repo: SessionRepository, kind: str = "repetition", **fields: object) -> int:

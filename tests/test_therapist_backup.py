@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from therapist_fixtures import SIGNAL_TIMEOUT_MS  # noqa: E402
 
@@ -18,11 +17,7 @@ if TYPE_CHECKING:
     from therapy_app.gui.therapist import TherapistArea
     from therapy_app.storage import SessionRepository
 
-pytestmark = [
-    pytest.mark.gui,
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
-pytest_plugins = ("therapist_fixtures",)
+pytestmark = pytest.mark.gui
 
 
 def test_backup_tab_reminds_then_writes_a_backup_that_restores(

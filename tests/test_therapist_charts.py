@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from therapist_fixtures import SIGNAL_TIMEOUT_MS  # noqa: E402
 
@@ -21,12 +20,7 @@ if TYPE_CHECKING:
 
     from therapy_app.gui.therapist import TherapistArea
 
-pytestmark = [
-    pytest.mark.gui,
-    # The offscreen platform says so whenever a shown window's layout changes: harmless.
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
-pytest_plugins = ("therapist_fixtures",)
+pytestmark = pytest.mark.gui
 
 
 def _counts(area: TherapistArea) -> dict[str, int]:

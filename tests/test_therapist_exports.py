@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import re
-import shutil
-import subprocess
 from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
@@ -14,9 +12,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures")
 
-from therapist_fixtures import SIGNAL_TIMEOUT_MS  # noqa: E402
+from therapist_fixtures import SIGNAL_TIMEOUT_MS, pdf_text  # noqa: E402
 
 from therapy_app.exports import build_report_data  # noqa: E402
 from therapy_app.exports.labels import CHART_METRICS  # noqa: E402
@@ -29,12 +26,7 @@ if TYPE_CHECKING:
 
     from therapy_app.gui.therapist import TherapistArea
 
-pytestmark = [
-    pytest.mark.gui,
-    # The offscreen platform says so whenever a shown window's layout changes: harmless.
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
-pytest_plugins = ("therapist_fixtures",)
+pytestmark = pytest.mark.gui
 
 
 def _period(repo: SessionRepository, patient_id: int) -> tuple[date, date]:
@@ -45,16 +37,6 @@ def _period(repo: SessionRepository, patient_id: int) -> tuple[date, date]:
 def _pdf_pages(raw: bytes) -> int:
     # Page objects, not the /Pages tree node.
     return len(re.findall(rb"/Type\s*/Page(?![s\w])", raw))
-
-
-def _pdf_text(path: Path) -> str:
-    tool = shutil.which("pdftotext")
-    if tool is None:
-        pytest.skip("pdftotext not installed (apt-get install poppler-utils)")
-    result = subprocess.run(
-        [tool, "-layout", str(path), "-"], capture_output=True, text=True, timeout=60, check=True
-    )
-    return result.stdout
 
 
 def test_csv_export_of_the_selected_patient(
@@ -113,7 +95,7 @@ def test_pdf_report_has_patient_headings_and_charts(
     assert raw.startswith(b"%PDF-") and raw.rstrip().endswith(b"%%EOF")
     assert _pdf_pages(raw) >= 1
     assert "Rapport de 2 page(s)" in panel.status.text()
-    text = _pdf_text(path)
+    text = pdf_text(path)
     for expected in (
         REPORT_TITLE,
         "Patient : Jeanne Dupont",
@@ -142,7 +124,7 @@ def test_pdf_for_an_empty_period_says_so(
     )
     path = tmp_path / "vide.pdf"
     assert write_report_pdf(data, path) == 2
-    text = _pdf_text(path)
+    text = pdf_text(path)
     assert "Aucune séance sur cette période." in text
     assert "aucune donnée" in text
 
@@ -186,7 +168,7 @@ def test_long_history_continues_the_table_on_more_pages(
     pages = write_report_pdf(replace(data, sessions=many), path)
     assert pages >= 4  # at least two pages of table, then the charts
     assert _pdf_pages(path.read_bytes()) == pages
-    text = _pdf_text(path)
+    text = pdf_text(path)
     assert "Séances de la période (suite)" in text
     assert f"page {pages}" in text
 

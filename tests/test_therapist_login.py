@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 pytest.importorskip("PySide6")
-# Imported below before pytest_plugins loads it: let pytest rewrite its asserts anyway.
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from therapist_fixtures import (  # noqa: E402
     PASSWORD,
@@ -25,12 +23,7 @@ if TYPE_CHECKING:
 
     from therapy_app.gui.therapist import TherapistArea
 
-pytestmark = [
-    pytest.mark.gui,
-    # The offscreen platform says so whenever a shown window's layout changes: harmless.
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
-pytest_plugins = ("therapist_fixtures",)
+pytestmark = pytest.mark.gui
 
 
 def _submit_and_wait_message(qtbot, area: TherapistArea, password: str) -> str:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from therapist_fixtures import SIGNAL_TIMEOUT_MS  # noqa: E402
 
@@ -19,11 +18,7 @@ from therapy_app.storage import SessionRepository  # noqa: E402
 if TYPE_CHECKING:
     from therapy_app.gui.therapist import TherapistArea
 
-pytestmark = [
-    pytest.mark.gui,
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
-pytest_plugins = ("therapist_fixtures",)
+pytestmark = pytest.mark.gui
 
 
 def _profiles(qtbot, repo: SessionRepository, runner) -> list[str]:  # noqa: ANN001

@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QWheelEvent  # noqa: E402
@@ -20,7 +19,6 @@ from therapist_fixtures import SIGNAL_TIMEOUT_MS  # noqa: E402
 from therapy_app.gui.therapist.area import TAB_LIST, TAB_PROGRAM, TherapistArea  # noqa: E402
 from therapy_app.practice.custom import is_one_word, word_problem  # noqa: E402
 
-pytest_plugins = ("therapist_fixtures",)
 pytestmark = pytest.mark.gui
 
 FAMILY = "Ma fille s'appelle Julie."

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from therapist_fixtures import PASSWORD, SIGNAL_TIMEOUT_MS, USERNAME  # noqa: E402
 
@@ -17,11 +16,7 @@ from therapy_app.storage.accounts import WRONG_CODE  # noqa: E402
 if TYPE_CHECKING:
     from therapy_app.gui.therapist import TherapistArea
 
-pytestmark = [
-    pytest.mark.gui,
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
-pytest_plugins = ("therapist_fixtures",)
+pytestmark = pytest.mark.gui
 
 NEW_PASSWORD = "nouveau-mot-2026"
 

@@ -13,11 +13,7 @@ from PySide6.QtGui import QImage  # noqa: E402
 
 from tools.therapist_screenshots import SIZE, save_screenshots  # noqa: E402
 
-pytestmark = [
-    pytest.mark.gui,
-    # The offscreen platform says so whenever a shown window's layout changes: harmless.
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
+pytestmark = pytest.mark.gui
 
 MAX_BYTES = 300 * 1024
 

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures")
 
 from therapist_fixtures import SIGNAL_TIMEOUT_MS, USERNAME  # noqa: E402
 
@@ -18,11 +17,7 @@ if TYPE_CHECKING:
 
     from therapy_app.gui.therapist import TherapistArea
 
-pytestmark = [
-    pytest.mark.gui,
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
-pytest_plugins = ("therapist_fixtures",)
+pytestmark = pytest.mark.gui
 
 
 def test_correction_recomputes_and_override_decides_the_verdict(

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from voice_fixtures import trainer_available
 
-from therapy_app import paths, voice_pack
+from therapy_app import paths
 from therapy_app.errors import TherapyAppError
 from therapy_app.model_store import sha256_file
 from therapy_app.storage import SessionRepository
@@ -44,14 +45,6 @@ DATA = Path(__file__).resolve().parent / "data"
 def _halting() -> Path | None:
     """The shipped halting-speech adapter: a real adapter file to stand for a personal one."""
     return halting_adapter(paths.build_models_dir() / "whisper-base-train")
-
-
-def _trainer_available() -> bool:
-    try:
-        voice_pack.find_trainer()
-    except voice_pack.VoicePackMissing:
-        return False
-    return True
 
 
 def _figures(wer: float, words_right: float, ta: float | None = None) -> VoiceFigures:
@@ -583,7 +576,7 @@ def test_handle_cancels_a_real_trainer_and_keeps_its_work(
     from therapy_app.voice.adaptation import AdaptationCancelledError, start_adaptation
     from therapy_app.voice.importing import import_tsv
 
-    if not _trainer_available():
+    if not trainer_available():
         pytest.skip("voice pack (torch and whisper-base-train) not installed")
     rows = [
         (DATA / "human" / e["file"], e["text"])

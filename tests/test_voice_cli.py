@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from cli_fixtures import assert_one_french_error, run_cli
+from voice_fixtures import trainer_available
 
-from therapy_app import model_store, paths, voice_pack
+from therapy_app import model_store, paths
 from therapy_app.storage import SessionRepository
 from therapy_app.voice import store
 from therapy_app.voice.adaptation import MIN_SAMPLES
@@ -34,14 +35,6 @@ def _recordings() -> list[tuple[Path, str]]:
     speech = json.loads((DATA / "speech" / "transcripts.json").read_text(encoding="utf-8"))
     found += [(DATA / "speech" / name, entry["text"]) for name, entry in speech.items()]
     return found
-
-
-def _trainer_available() -> bool:
-    try:
-        voice_pack.find_trainer()
-    except voice_pack.VoicePackMissing:
-        return False
-    return True
 
 
 def _tsv(folder: Path, rows: list[tuple[Path, str]]) -> Path:
@@ -171,7 +164,7 @@ def test_adapt_says_when_the_voice_pack_is_missing(tmp_path: Path, user_data_dir
 
 
 def test_adapt_while_another_runs(tmp_path: Path, user_data_dir: Path) -> None:
-    if not _trainer_available():
+    if not trainer_available():
         pytest.skip("voice pack not installed: adapt stops before the lock")
     _ok(run_cli("voice", "import", "--patient", "Jeanne", str(_tsv(tmp_path, _recordings()))))
     with SessionRepository(user_data_dir) as repository:
@@ -254,7 +247,7 @@ def test_status_json(user_data_dir: Path) -> None:
 @needs_models
 def test_real_adaptation_end_to_end(tmp_path: Path, user_data_dir: Path) -> None:
     """Import 26 real recordings, train two steps in the trainer process, validate, decide."""
-    if not _trainer_available():
+    if not trainer_available():
         pytest.skip("voice pack (torch and whisper-base-train) not installed")
     _ok(run_cli("voice", "import", "--patient", "Jeanne", str(_tsv(tmp_path, _recordings()))))
 

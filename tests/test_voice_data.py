@@ -104,12 +104,6 @@ def _by_attempt(samples: list[VoiceSample]) -> dict[int | None, tuple[str, str]]
     return {s.attempt_id: (s.source, s.text) for s in samples if s.attempt_id is not None}
 
 
-@pytest.fixture
-def repo(tmp_path: Path):
-    with SessionRepository(tmp_path / "data", clock=FakeClock()) as repository:
-        yield repository
-
-
 @dataclass(frozen=True)
 class Try:
     """One practice try: its exercise, recording (under tests/data), target and what was heard."""

@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 pytest.importorskip("PySide6")
-pytest.register_assert_rewrite("therapist_fixtures", "screen_clipping")
 
 from practice_fixtures import SpokenClips, require_models  # noqa: E402
-from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in  # noqa: E402
+from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in, open_area  # noqa: E402
 
 from therapy_app.audio.recorder import Recorder, SoundDeviceSource  # noqa: E402
 from therapy_app.audio.wavio import read_wav  # noqa: E402
@@ -39,13 +38,10 @@ if TYPE_CHECKING:
     from therapist_fixtures import SeededHistory
 
     from therapy_app.gui.therapist import TherapistArea
+    from therapy_app.gui.therapist.voice_panel import VoicePanel
     from therapy_app.gui.therapist.voice_recording import EnrolmentAudio
 
-pytestmark = [
-    pytest.mark.gui,
-    pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)"),
-]
-pytest_plugins = ("therapist_fixtures",)
+pytestmark = pytest.mark.gui
 
 SPEECH = Path(__file__).resolve().parent / "data" / "speech"
 WORDS = ("word_01.wav", "word_02.wav", "word_03.wav", "word_04.wav")
@@ -153,24 +149,40 @@ def voice_data(
 
 
 def _voice_area(qtbot, repo, runner, **kwargs) -> TherapistArea:  # noqa: ANN001
-    from therapy_app.gui.therapist import TherapistArea
-
-    area = TherapistArea(repo, runner, **kwargs)
-    qtbot.addWidget(area)
-    area.resize(1280, 800)
-    area.show()
-    with qtbot.waitSignal(area.login.mode_changed, timeout=SIGNAL_TIMEOUT_MS):
-        pass
+    area = open_area(qtbot, repo, runner, **kwargs)
     log_in(qtbot, area)
     return area
 
 
-def _open_voice_tab(qtbot, area: TherapistArea) -> None:  # noqa: ANN001
+def _panel(qtbot, repo, runner, runs, patient, start=None) -> VoicePanel:  # noqa: ANN001
+    """A VoicePanel with the test's run registry (and trainer), showing ``patient``."""
+    from therapy_app.gui.therapist.voice_panel import VoicePanel
+
+    panel = VoicePanel(repo, runner, runs=runs, start=start)
+    qtbot.addWidget(panel)
+    panel.show()
+    with qtbot.waitSignal(panel.status_loaded, timeout=SIGNAL_TIMEOUT_MS):
+        panel.set_patient(patient)
+    return panel
+
+
+def _adapting(qtbot, repo, runner, runs, patient) -> tuple[VoicePanel, ScriptedRun]:  # noqa: ANN001
+    """A :func:`_panel` on ``patient`` whose scripted adaptation has started."""
+    run = ScriptedRun(repo, patient.id)
+    panel = _panel(qtbot, repo, runner, runs, patient, lambda r, p: run)
+    with qtbot.waitSignal(panel.adaptation_started, timeout=SIGNAL_TIMEOUT_MS):
+        panel.adapt()
+    return panel, run
+
+
+def _open_voice_tab(qtbot, area: TherapistArea) -> VoicePanel:  # noqa: ANN001
+    """The « Voix » tab, shown once the status of the selected patient is read."""
     from therapy_app.gui.therapist.area import TAB_VOICE
 
     assert area.tabs.tabText(TAB_VOICE) == "Voix"
     with qtbot.waitSignal(area.voice.status_loaded, timeout=SIGNAL_TIMEOUT_MS):
         area.tabs.setCurrentIndex(TAB_VOICE)
+    return area.voice
 
 
 @pytest.fixture
@@ -206,8 +218,7 @@ def test_the_tab_shows_usable_recordings_the_model_in_use_and_the_last_adaptatio
     qtbot, voice_data, therapist_repo, therapist_runner
 ) -> None:
     area = _voice_area(qtbot, therapist_repo, therapist_runner)
-    panel = area.voice
-    _open_voice_tab(qtbot, area)
+    panel = _open_voice_tab(qtbot, area)
     counts = usable_counts(therapist_repo, voice_data.patient.id)
     assert counts["confirmed"] == 1 and counts["edited"] == 1 and counts["enrolment"] == 3
     total = sum(counts.values())
@@ -249,8 +260,7 @@ def test_revert_asks_first_then_the_generic_model_is_used_and_can_be_taken_back(
     qtbot, voice_data, therapist_repo, therapist_runner
 ) -> None:
     area = _voice_area(qtbot, therapist_repo, therapist_runner)
-    panel = area.voice
-    _open_voice_tab(qtbot, area)
+    panel = _open_voice_tab(qtbot, area)
     data_dir, pid = therapist_repo.data_dir, voice_data.patient.id
     assert store.personal_model(data_dir, pid) is not None
 
@@ -294,14 +304,8 @@ def test_adapting_shows_the_progress_keeps_the_panel_usable_and_shows_the_decisi
         return run
 
     area = _voice_area(qtbot, therapist_repo, therapist_runner)
-    from therapy_app.gui.therapist.voice_panel import VoicePanel
-
     # The area's panel with the scripted trainer and this test's registry.
-    panel = VoicePanel(therapist_repo, therapist_runner, runs=runs, start=start)
-    qtbot.addWidget(panel)
-    panel.show()
-    with qtbot.waitSignal(panel.status_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        panel.set_patient(voice_data.patient)
+    panel = _panel(qtbot, therapist_repo, therapist_runner, runs, voice_data.patient, start)
     with qtbot.waitSignal(panel.adaptation_started, timeout=SIGNAL_TIMEOUT_MS):
         panel.adapt_button.click()
     assert started == [pid]
@@ -341,16 +345,7 @@ def test_adapting_shows_the_progress_keeps_the_panel_usable_and_shows_the_decisi
 def test_annuler_stops_the_run_and_says_it_resumes(
     qtbot, voice_data, therapist_repo, therapist_runner, runs
 ) -> None:
-    from therapy_app.gui.therapist.voice_panel import VoicePanel
-
-    run = ScriptedRun(therapist_repo, voice_data.patient.id)
-    panel = VoicePanel(therapist_repo, therapist_runner, runs=runs, start=lambda r, p: run)
-    qtbot.addWidget(panel)
-    panel.show()
-    with qtbot.waitSignal(panel.status_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        panel.set_patient(voice_data.patient)
-    with qtbot.waitSignal(panel.adaptation_started, timeout=SIGNAL_TIMEOUT_MS):
-        panel.adapt()
+    panel, run = _adapting(qtbot, therapist_repo, therapist_runner, runs, voice_data.patient)
     with qtbot.waitSignal(panel.adaptation_ended, timeout=SIGNAL_TIMEOUT_MS) as ended:
         panel.cancel_button.click()
     assert ended.args == [None] and run.cancel_calls == 1
@@ -363,16 +358,7 @@ def test_annuler_stops_the_run_and_says_it_resumes(
 def test_a_run_outlives_the_area_and_stops_when_the_app_quits(
     qtbot, voice_data, therapist_repo, therapist_runner, runs
 ) -> None:
-    from therapy_app.gui.therapist.voice_panel import VoicePanel
-
-    run = ScriptedRun(therapist_repo, voice_data.patient.id)
-    first = VoicePanel(therapist_repo, therapist_runner, runs=runs, start=lambda r, p: run)
-    qtbot.addWidget(first)
-    first.show()
-    with qtbot.waitSignal(first.status_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        first.set_patient(voice_data.patient)
-    with qtbot.waitSignal(first.adaptation_started, timeout=SIGNAL_TIMEOUT_MS):
-        first.adapt()
+    first, run = _adapting(qtbot, therapist_repo, therapist_runner, runs, voice_data.patient)
     run.report(AdaptProgress("train", 10, 100, eta_s=600.0))
     qtbot.waitUntil(lambda: first.progress.value() == 10, timeout=SIGNAL_TIMEOUT_MS)
     first.close()
@@ -380,11 +366,7 @@ def test_a_run_outlives_the_area_and_stops_when_the_app_quits(
     qtbot.wait(50)
     assert run.cancel_calls == 0
 
-    again = VoicePanel(therapist_repo, therapist_runner, runs=runs)
-    qtbot.addWidget(again)
-    again.show()
-    with qtbot.waitSignal(again.status_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        again.set_patient(voice_data.patient)
+    again = _panel(qtbot, therapist_repo, therapist_runner, runs, voice_data.patient)
     assert again.progress.isVisible() and again.progress.value() == 10
     assert not again.adapt_button.isEnabled()
 
@@ -396,8 +378,7 @@ def test_the_real_adaptation_refuses_at_once_with_too_few_recordings(
     qtbot, seeded_history, therapist_repo, therapist_runner
 ) -> None:
     area = _voice_area(qtbot, therapist_repo, therapist_runner)
-    panel = area.voice
-    _open_voice_tab(qtbot, area)
+    panel = _open_voice_tab(qtbot, area)
     assert panel.status.usable_total < MIN_SAMPLES
     with qtbot.waitSignal(panel.failed, timeout=SIGNAL_TIMEOUT_MS) as failed:
         panel.adapt_button.click()
@@ -426,8 +407,7 @@ def test_the_recording_session_stores_a_right_and_a_wrong_try_with_the_keyboard(
 
     audio, spoken, player = enrolment_audio
     area = _voice_area(qtbot, therapist_repo, therapist_runner, audio=lambda: audio)
-    panel = area.voice
-    _open_voice_tab(qtbot, area)
+    panel = _open_voice_tab(qtbot, area)
     panel.record_button.click()
     dialog = panel.enrolment
     assert dialog is not None and dialog.isVisible()
@@ -545,7 +525,6 @@ def test_the_voice_tab_and_the_session_fit_a_laptop_screen(
 ) -> None:
     from screen_clipping import problems
 
-    from therapy_app.gui.therapist.voice_panel import VoicePanel
     from therapy_app.gui.therapist.voice_recording import EnrolmentDialog, Step
 
     audio, _spoken, _player = enrolment_audio

@@ -9,7 +9,9 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -86,16 +88,39 @@ def _progress(stderr: str) -> list[AdaptProgress]:
     return [AdaptProgress(**json.loads(line)) for line in stderr.splitlines() if line[:1] == "{"]
 
 
+def _cancel_midway(
+    proc: subprocess.Popen[str],
+    when: Callable[[dict[str, Any]], bool],
+    cancel: Callable[[], object],
+) -> None:
+    """Read the trainer's progress; ``cancel()`` once a progress line meets ``when``.
+
+    The trainer must then stop with exit code 3 and a last "cancelled" line; it is
+    killed if it runs past 300 s.
+    """
+    watchdog = threading.Timer(300, proc.kill)
+    watchdog.start()
+    lines = []
+    cancelled = False
+    try:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            lines.append(line)
+            if not cancelled and line.startswith("{") and when(json.loads(line)):
+                cancel()
+                cancelled = True
+        code = proc.wait()
+    finally:
+        watchdog.cancel()
+    assert code == 3, "".join(lines)[-3000:]
+    assert _progress("".join(lines))[-1].stage == "cancelled"
+
+
 def _halting_init() -> str:
     return str(ROOT / "models/asr/adapters/halting-fr.npz")
 
 
-@pytest.fixture(scope="module")
-def short_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
-    """A 3-step run on four recordings, started from the shipped adapters."""
-    tmp = tmp_path_factory.mktemp("voice")
-    manifest = _write_manifest(tmp / "manifest.json", _items(), _halting_init())
-    work = tmp / "work"
+def _train(manifest: Path, work: Path) -> subprocess.CompletedProcess[str]:
+    """A whole run of the trainer process, which must succeed."""
     done = subprocess.run(
         _command(manifest, work, "--max-steps", str(STEPS)),
         cwd=ROOT,
@@ -104,6 +129,16 @@ def short_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+@pytest.fixture(scope="module")
+def short_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """A 3-step run on four recordings, started from the shipped adapters."""
+    tmp = tmp_path_factory.mktemp("voice")
+    manifest = _write_manifest(tmp / "manifest.json", _items(), _halting_init())
+    work = tmp / "work"
+    done = _train(manifest, work)
     return manifest, work, done.stderr
 
 
@@ -139,32 +174,16 @@ def test_cancel_keeps_a_checkpoint_and_a_rerun_finishes_with_the_same_adapter(
         stdout=subprocess.DEVNULL,
         text=True,
     )
-    watchdog = threading.Timer(300, proc.kill)
-    watchdog.start()
-    lines = []
-    try:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            lines.append(line)
-            if line.startswith("{") and json.loads(line)["stage"] == "train":
-                if json.loads(line)["done"] >= 1:
-                    (work / "cancel").touch()
-        code = proc.wait()
-    finally:
-        watchdog.cancel()
-    assert code == 3, "".join(lines)[-3000:]
-    assert _progress("".join(lines))[-1].stage == "cancelled"
+    _cancel_midway(
+        proc,
+        lambda progress: progress["stage"] == "train" and progress["done"] >= 1,
+        (work / "cancel").touch,
+    )
     saved = torch.load(work / CHECKPOINT_FILE, weights_only=False)
     assert 1 <= saved["step"] < STEPS
     assert not (work / ADAPTER_FILE).exists()
 
-    again = subprocess.run(
-        _command(manifest, work, "--max-steps", str(STEPS)),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert again.returncode == 0, again.stderr[-3000:]
+    again = _train(manifest, work)
     assert "resumed at step" in again.stderr
     summary = json.loads((work / TRAIN_FILE).read_text())
     assert [h["step"] for h in summary["history"]] == [1, 2, 3]
@@ -286,21 +305,9 @@ def test_sigterm_while_preparing_exits_3_and_keeps_what_was_prepared(tmp_path: P
     manifest = _write_manifest(tmp_path / "m.json", _items())
     work = tmp_path / "work"
     proc = subprocess.Popen(_command(manifest, work), cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    watchdog = threading.Timer(300, proc.kill)
-    watchdog.start()
-    lines = []
-    try:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            lines.append(line)
-            if line.startswith("{") and json.loads(line)["done"] >= 1:
-                proc.send_signal(signal.SIGTERM)
-                break
-        lines += proc.stderr.readlines()  # type: ignore[union-attr]
-        code = proc.wait()
-    finally:
-        watchdog.cancel()
-    assert code == 3, "".join(lines)[-3000:]
-    assert _progress("".join(lines))[-1].stage == "cancelled"
+    _cancel_midway(
+        proc, lambda progress: progress["done"] >= 1, lambda: proc.send_signal(signal.SIGTERM)
+    )
     assert 1 <= len(read_prepared(work / PREPARED_DIR)) < len(_items())
 
 

@@ -1,12 +1,14 @@
 """Therapist-area test helpers: a repository seeded with real attempts on committed speech clips.
 
-Use from a test module with ``pytest_plugins = ("therapist_fixtures",)``; the
-fixture names are prefixed so that they never shadow another module's ``repo``.
+``conftest.py`` loads it as a plugin for every test module; the repository
+and its clock are ``storage_fixtures``' own, named ``therapist_repo`` and
+``therapist_clock`` here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+import subprocess
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -120,17 +122,15 @@ def seed_history(repo: SessionRepository, clock: FakeClock, speech_dir: Path) ->
 
 
 @pytest.fixture
-def therapist_clock() -> FakeClock:
-    """The repository's clock (starts at ``storage_fixtures.T0``)."""
-    return FakeClock()
+def therapist_clock(clock: FakeClock) -> FakeClock:
+    """``storage_fixtures``' ``clock``: the repository's (starts at ``storage_fixtures.T0``)."""
+    return clock
 
 
 @pytest.fixture
-def therapist_repo(tmp_path: Path, therapist_clock: FakeClock) -> Iterator[SessionRepository]:
-    """An empty repository in a temporary folder."""
-    repository = SessionRepository(tmp_path / "data", clock=therapist_clock)
-    yield repository
-    repository.close()
+def therapist_repo(repo: SessionRepository) -> SessionRepository:
+    """``storage_fixtures``' ``repo``: an empty repository on ``therapist_clock``."""
+    return repo
 
 
 @pytest.fixture
@@ -157,12 +157,14 @@ def therapist_runner(qtbot):  # noqa: ANN001, ANN201 - qtbot comes from pytest-q
     runner.shutdown()
 
 
-@pytest.fixture
-def therapist_area(qtbot, therapist_repo, therapist_runner):  # noqa: ANN001, ANN201
-    """A TherapistArea on ``therapist_repo`` whose login page knows whether an account exists."""
+def open_area(qtbot, repository: SessionRepository, runner, **kwargs):  # noqa: ANN001, ANN201
+    """A shown TherapistArea whose login page knows whether an account exists.
+
+    ``kwargs`` go to the area (``audio=``...).
+    """
     from therapy_app.gui.therapist import TherapistArea
 
-    area = TherapistArea(therapist_repo, therapist_runner)
+    area = TherapistArea(repository, runner, **kwargs)
     qtbot.addWidget(area)
     area.resize(1280, 800)
     area.show()
@@ -171,6 +173,12 @@ def therapist_area(qtbot, therapist_repo, therapist_runner):  # noqa: ANN001, AN
     with qtbot.waitSignal(area.login.mode_changed, timeout=SIGNAL_TIMEOUT_MS):
         pass
     return area
+
+
+@pytest.fixture
+def therapist_area(qtbot, therapist_repo, therapist_runner):  # noqa: ANN001, ANN201
+    """:func:`open_area` on ``therapist_repo``."""
+    return open_area(qtbot, therapist_repo, therapist_runner)
 
 
 def log_in(qtbot, area, username: str = USERNAME, password: str = PASSWORD) -> None:  # noqa: ANN001
@@ -186,3 +194,14 @@ def unlocked_area(qtbot, seeded_history, therapist_area):  # noqa: ANN001, ANN20
     """``therapist_area`` on the seeded history, logged in, first patient selected."""
     log_in(qtbot, therapist_area)
     return therapist_area
+
+
+def pdf_text(path: Path) -> str:
+    """The text of a PDF the app wrote, laid out as on the page (skips without pdftotext)."""
+    tool = shutil.which("pdftotext")
+    if tool is None:
+        pytest.skip("pdftotext not installed (apt-get install poppler-utils)")
+    done = subprocess.run(
+        [tool, "-layout", str(path), "-"], capture_output=True, text=True, timeout=60, check=True
+    )
+    return done.stdout

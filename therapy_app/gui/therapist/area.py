@@ -28,6 +28,7 @@ from therapy_app.gui.therapist.backup_panel import BackupPanel
 from therapy_app.gui.therapist.charts import SCRIPTS_GROUP, ProgressPanel
 from therapy_app.gui.therapist.custom_list_editing import CheckedCustomListPanel
 from therapy_app.gui.therapist.exports_panel import ExportPanel
+from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.history import HistoryPanel
 from therapy_app.gui.therapist.login import LoginPage
 from therapy_app.gui.therapist.patient_items import ARCHIVED_SUFFIX as ARCHIVED_SUFFIX
@@ -376,7 +377,7 @@ class TherapistArea(QWidget):
             include_archived=True,
             on_done=self._on_patients,
             on_error=lambda exc: self._show_message(
-                exc.french() if hasattr(exc, "french") else "Lecture des patients impossible."
+                error_text(exc, "Lecture des patients impossible.", "patient list")
             ),
             pool="db",
             group="therapist-patients",

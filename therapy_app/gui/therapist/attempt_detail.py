@@ -23,6 +23,7 @@ from therapy_app.audio.wavio import read_wav
 from therapy_app.exports.labels import exercise_label
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
+from therapy_app.gui.therapist.failures import UNEXPECTED, error_text
 from therapy_app.gui.therapist.style import set_role, show_status
 from therapy_app.gui.therapist.transcript_editor import (
     AttemptView,
@@ -407,12 +408,7 @@ class AttemptDetail(QWidget):
             self.message_shown.emit(text)
 
     def _on_error(self, exc: BaseException) -> None:
-        french = getattr(exc, "french", None)
-        if callable(french):
-            self._show_status(french(), "error")
-        else:
-            _LOGGER.error("attempt detail failed", exc_info=exc)
-            self._show_status("Une erreur inattendue s'est produite.", "error")
+        self._show_status(error_text(exc, UNEXPECTED, "attempt detail"), "error")
 
 
 def _rule() -> QFrame:

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.exports_panel import documents_folder
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.practice.events import french_message
 from therapy_app.storage import SessionRepository, StorageUnavailableError
 from therapy_app.storage.backup import (
@@ -123,10 +123,7 @@ class BackupPanel(QWidget):
         self.passphrase.setAccessibleName("Mot de passe de la sauvegarde")
         self.button = QPushButton("Sauvegarder toutes les données…")
         self.restore_button = QPushButton("Restaurer une sauvegarde…")
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.TextFormat.PlainText)  # holds paths
-        self.status.hide()
+        self.status = status_label()
 
         explain = QLabel(
             "Une sauvegarde contient tous les patients, leurs essais et leurs "
@@ -354,6 +351,4 @@ class BackupPanel(QWidget):
         return QMessageBox.StandardButton(box.exec())
 
     def _show_status(self, text: str, role: str) -> None:
-        set_role(self.status, role)
-        self.status.setText(text)
-        self.status.show()
+        show_status(self.status, text, role)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBox
 
 from therapy_app.exports.labels import CHART_METRICS, EXERCISE_LABELS, ChartMetric
 from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.script_progress_table import ScriptProgressTable
 from therapy_app.gui.therapist.style import SERIES_COLOURS
 from therapy_app.storage import ProgressPoint, SessionRepository
@@ -300,6 +301,4 @@ class ProgressPanel(QWidget):
             old.deleteLater()
 
     def _on_error(self, exc: BaseException) -> None:
-        _LOGGER.error("progress query failed", exc_info=exc)
-        french = getattr(exc, "french", None)
-        self.failed.emit(french() if callable(french) else "Lecture des progrès impossible.")
+        self.failed.emit(error_text(exc, "Lecture des progrès impossible.", "progress query"))

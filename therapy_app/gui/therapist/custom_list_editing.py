@@ -11,8 +11,9 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QPushButton, QSizePolicy
+from PySide6.QtWidgets import QMessageBox, QSizePolicy
 
+from therapy_app.gui.therapist.confirm import ask_first
 from therapy_app.gui.therapist.custom_list_panel import CustomListPanel
 from therapy_app.gui.therapist.phrase_book_panel import PhraseBookPanel
 from therapy_app.naming.bank import default_bank
@@ -47,7 +48,6 @@ class CheckedCustomListPanel(CustomListPanel):
         # A sentence added, removed or imported changes the phrase book.
         self.items_loaded.connect(lambda _count: self.phrase_book.reload())
         self.confirm_box: QMessageBox | None = None
-        self._remove_yes: QPushButton | None = None
         self._items: dict[int, CustomItem] = {}
         self._keep_place: tuple[int, int] | None = None  # (row, scroll) after the next reload
         # The list takes the height left and scrolls: the fields and buttons
@@ -88,26 +88,16 @@ class CheckedCustomListPanel(CustomListPanel):
         item = self._items.get(item_id)
         text = item.text if item is not None else row.text()
         owner = f" de {self._patient.display_name}" if self._patient is not None else ""
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        self.confirm_box = ask_first(
+            self,
             REMOVE_TITLE,
             f"Retirer « {text} » de la liste{owner} ?\nIl ne sera plus proposé dans les exercices.",
-            QMessageBox.StandardButton.NoButton,
-            self,
+            "Retirer",
+            lambda confirmed: self._answered(confirmed, item_id),
         )
-        box.setTextFormat(Qt.TextFormat.PlainText)  # typed by the therapist: never markup
-        self._remove_yes = box.addButton("Retirer", QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton("Annuler", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(cancel)  # Enter by mistake removes nothing
-        box.setEscapeButton(cancel)
-        box.finished.connect(lambda _result: self._answered(box, item_id))
-        self.confirm_box = box
-        box.open()  # window-modal, not blocking: the event loop goes on
 
-    def _answered(self, box: QMessageBox, item_id: int) -> None:
-        confirmed = box.clickedButton() is self._remove_yes
-        self.confirm_box = self._remove_yes = None
-        box.deleteLater()
+    def _answered(self, confirmed: bool, item_id: int) -> None:
+        self.confirm_box = None
         if not confirmed:
             return
         # The neighbour takes the removed row's place; the list does not jump.

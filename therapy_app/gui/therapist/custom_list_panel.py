@@ -30,7 +30,8 @@ from therapy_app.exports.custom_lists import (
 )
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.exports_panel import documents_folder, file_slug
-from therapy_app.gui.therapist.style import set_role, show_status
+from therapy_app.gui.therapist.failures import UNEXPECTED, error_text
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.naming.bank import default_bank
 from therapy_app.practice.naming_plan import own_pictures
 from therapy_app.storage import Patient, SessionRepository
@@ -124,10 +125,7 @@ class CustomListPanel(QGroupBox):
         self.remove_button = QPushButton("Retirer")
         self.export_button = QPushButton("Exporter…")
         self.import_button = QPushButton("Importer…")
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.hide()
+        self.status = status_label()
         kind_row = QHBoxLayout()
         kind_row.addWidget(self.kind)
         kind_row.addWidget(self.theme, 1)
@@ -302,16 +300,13 @@ class CustomListPanel(QGroupBox):
         )
 
     def _on_error(self, exc: BaseException) -> None:
-        french = getattr(exc, "french", None)
-        if callable(french):
-            message = str(french())
-        elif isinstance(exc, ValueError):
-            message = "Ce texte ne peut pas être ajouté (vide ou trop long)."
-        elif isinstance(exc, OSError):
-            message = f"Impossible d'écrire le fichier : {exc.strerror or exc}."
-        else:
-            _LOGGER.error("custom list failed", exc_info=exc)
-            message = "Une erreur inattendue s'est produite."
+        message = error_text(
+            exc,
+            UNEXPECTED,
+            "custom list",
+            writes_file=True,
+            refused="Ce texte ne peut pas être ajouté (vide ou trop long).",
+        )
         self._show_status(message, "error")
         self.failed.emit(message)
 

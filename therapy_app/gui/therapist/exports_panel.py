@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
@@ -31,8 +32,9 @@ from therapy_app.exports.labels import EXERCISE_LABELS
 from therapy_app.exports.report_data import ReportData
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.charts import ALL_EXERCISES
+from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.report_pdf import write_report_pdf
-from therapy_app.gui.therapist.style import set_role, show_status
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.storage import Patient, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
@@ -62,11 +64,24 @@ def _to_date(value: QDate) -> date:
     return date(value.year(), value.month(), value.day())
 
 
-def _help(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
-    set_role(label, "muted")
-    return label
+def _export_box(
+    title: str, help_text: str, *line: QWidget, settings: QLayout | None = None
+) -> QGroupBox:
+    """One kind of export: what it holds, its ``settings``, then its button and options."""
+    box = QGroupBox(title)
+    layout = QVBoxLayout(box)
+    help_label = QLabel(help_text)
+    help_label.setWordWrap(True)
+    set_role(help_label, "muted")
+    layout.addWidget(help_label)
+    if settings is not None:
+        layout.addLayout(settings)
+    row = QHBoxLayout()
+    for widget in line:
+        row.addWidget(widget)
+    row.addStretch(1)
+    layout.addLayout(row)
+    return box
 
 
 class ExportPanel(QWidget):
@@ -104,36 +119,24 @@ class ExportPanel(QWidget):
 
         self.csv_button = QPushButton("Exporter les essais (CSV)…")
         self.csv_everyone = QCheckBox("Inclure tous les patients")
-        csv_box = QGroupBox("Tableau des essais")
-        csv_layout = QVBoxLayout(csv_box)
-        csv_layout.addWidget(
-            _help(
-                "Un essai par ligne, avec les transcriptions et les scores. "
-                "S'ouvre directement dans Excel ou LibreOffice (séparateur « ; »)."
-            )
+        csv_box = _export_box(
+            "Tableau des essais",
+            "Un essai par ligne, avec les transcriptions et les scores. "
+            "S'ouvre directement dans Excel ou LibreOffice (séparateur « ; »).",
+            self.csv_button,
+            self.csv_everyone,
         )
-        row = QHBoxLayout()
-        row.addWidget(self.csv_button)
-        row.addWidget(self.csv_everyone)
-        row.addStretch(1)
-        csv_layout.addLayout(row)
 
         self.chat_button = QPushButton("Exporter les transcriptions CHAT…")
         self.chat_media = QCheckBox("Joindre les enregistrements")
         self.chat_media.setChecked(True)
-        chat_box = QGroupBox("Transcriptions CHAT (CLAN)")
-        chat_layout = QVBoxLayout(chat_box)
-        chat_layout.addWidget(
-            _help(
-                "Un fichier .cha par séance, anonymisé (locuteur PAR), à ouvrir dans CLAN. "
-                "Avec les enregistrements, chaque énoncé est relié à son extrait sonore."
-            )
+        chat_box = _export_box(
+            "Transcriptions CHAT (CLAN)",
+            "Un fichier .cha par séance, anonymisé (locuteur PAR), à ouvrir dans CLAN. "
+            "Avec les enregistrements, chaque énoncé est relié à son extrait sonore.",
+            self.chat_button,
+            self.chat_media,
         )
-        row = QHBoxLayout()
-        row.addWidget(self.chat_button)
-        row.addWidget(self.chat_media)
-        row.addStretch(1)
-        chat_layout.addLayout(row)
 
         self.start_date = QDateEdit()
         self.end_date = QDateEdit()
@@ -145,11 +148,6 @@ class ExportPanel(QWidget):
         for kind, label in EXERCISE_LABELS.items():
             self.report_exercise.addItem(label, kind)
         self.pdf_button = QPushButton("Créer le rapport PDF…")
-        pdf_box = QGroupBox("Rapport PDF")
-        pdf_layout = QVBoxLayout(pdf_box)
-        pdf_layout.addWidget(
-            _help("Résumé, tableau des séances et graphiques de progrès pour la période choisie.")
-        )
         # Period and charts on one line: the button shows without scrolling
         # on a 1366x768 screen.
         grid = QGridLayout()
@@ -160,15 +158,14 @@ class ExportPanel(QWidget):
         grid.addWidget(QLabel("Graphiques :"), 0, 4)
         grid.addWidget(self.report_exercise, 0, 5)
         grid.setColumnStretch(6, 1)
-        pdf_layout.addLayout(grid)
-        row = QHBoxLayout()
-        row.addWidget(self.pdf_button)
-        row.addStretch(1)
-        pdf_layout.addLayout(row)
+        pdf_box = _export_box(
+            "Rapport PDF",
+            "Résumé, tableau des séances et graphiques de progrès pour la période choisie.",
+            self.pdf_button,
+            settings=grid,
+        )
 
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.TextFormat.PlainText)  # holds paths
+        self.status = status_label()
         content = QWidget()
         inner = QVBoxLayout(content)
         inner.setContentsMargins(0, 4, 4, 0)
@@ -365,13 +362,8 @@ class ExportPanel(QWidget):
 
     def _on_error(self, exc: BaseException) -> None:
         self._busy(False)
-        french = getattr(exc, "french", None)
-        if callable(french):
-            message = french()
-        elif isinstance(exc, OSError):
-            message = f"Impossible d'écrire le fichier : {exc.strerror or exc}."
-        else:
-            _LOGGER.error("export failed", exc_info=exc)
-            message = "L'export a échoué à cause d'une erreur inattendue."
+        message = error_text(
+            exc, "L'export a échoué à cause d'une erreur inattendue.", "export", writes_file=True
+        )
         self._show_status(message, "error")
         self.export_failed.emit(message)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from therapy_app.exports.labels import exercise_label
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
+from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.style import set_role
 from therapy_app.practice.naming_cues import LEVEL_NAMES
 from therapy_app.storage import Attempt, SessionRepository, SessionSummary
@@ -406,6 +407,4 @@ class HistoryPanel(QWidget):
             self.attempt_activated.emit(index.data(ID_ROLE))
 
     def _on_error(self, exc: BaseException) -> None:
-        _LOGGER.error("history query failed", exc_info=exc)
-        message = getattr(exc, "french", None)
-        self.failed.emit(message() if callable(message) else "Lecture de l'historique impossible.")
+        self.failed.emit(error_text(exc, "Lecture de l'historique impossible.", "history query"))

@@ -11,17 +11,16 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
-from therapy_app.errors import TherapyAppError
 from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist import door
+from therapy_app.gui.therapist.failures import TRY_AGAIN, error_text
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.storage import AccountLockedError, SessionRepository
 from therapy_app.storage.accounts import MIN_PASSWORD_LENGTH
 
@@ -32,11 +31,7 @@ def validate_new_account(username: str, password: str, confirmation: str) -> str
     """The French reason a new account is refused before asking storage, or None if fine."""
     if not username.strip():
         return "Saisissez un nom d'utilisateur."
-    if len(password) < MIN_PASSWORD_LENGTH:
-        return f"Le mot de passe doit contenir au moins {MIN_PASSWORD_LENGTH} caractères."
-    if password != confirmation:
-        return "Les deux mots de passe ne sont pas identiques."
-    return None
+    return door.new_password_problem(password, confirmation)
 
 
 def lock_message(seconds_left: int) -> str:
@@ -102,15 +97,9 @@ class LoginPage(QWidget):
         self.intro.setWordWrap(True)
         self.username = QLineEdit()
         self.username.setAccessibleName("Nom d'utilisateur")
-        self.password = QLineEdit()
-        self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.password.setAccessibleName("Mot de passe")
-        self.confirmation = QLineEdit()
-        self.confirmation.setEchoMode(QLineEdit.EchoMode.Password)
-        self.confirmation.setAccessibleName("Confirmation du mot de passe")
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        set_role(self.message, "error")
+        self.password = door.password_field("Mot de passe")
+        self.confirmation = door.password_field("Confirmation du mot de passe")
+        self.message = status_label()
         self.submit_button = QPushButton("Se connecter")
         set_role(self.submit_button, "primary")
         self.submit_button.setDefault(True)
@@ -123,29 +112,8 @@ class LoginPage(QWidget):
         form.addRow("Mot de passe :", self.password)
         self._confirm_label = QLabel("Confirmez le mot de passe :")
         form.addRow(self._confirm_label, self.confirmation)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.back_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.forgot_button)
-        buttons.addWidget(self.submit_button)
-
-        box = QWidget()
-        box.setMaximumWidth(620)
-        inner = QVBoxLayout(box)
-        inner.setSpacing(16)
-        inner.addWidget(self.title)
-        inner.addWidget(self.intro)
-        inner.addLayout(form)
-        inner.addWidget(self.message)
-        inner.addLayout(buttons)
-        outer = QVBoxLayout(self)
-        outer.addStretch(1)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(box, 3)
-        row.addStretch(1)
-        outer.addLayout(row)
-        outer.addStretch(2)
+        buttons = door.button_row(self.back_button, self.forgot_button, self.submit_button)
+        door.centre_column(self, self.title, self.intro, form, self.message, buttons)
 
         self.submit_button.clicked.connect(self.submit)
         self.back_button.clicked.connect(self._cancel)
@@ -211,9 +179,7 @@ class LoginPage(QWidget):
         self.submit_button.setEnabled(not self._busy and self._locked_until is None)
 
     def _show_message(self, text: str, role: str = "error") -> None:
-        set_role(self.message, role)
-        self.message.setText(text)
-        self.message.setVisible(bool(text))  # the error style draws a box even when empty
+        show_status(self.message, text, role)  # hidden when empty: the error style draws a box
         if text:
             self.message_shown.emit(text)
 
@@ -286,11 +252,7 @@ class LoginPage(QWidget):
             self._countdown.start()
             self._tick()
             return
-        if isinstance(exc, TherapyAppError):
-            self._show_message(exc.french())
-            return
-        _LOGGER.error("therapist login failed", exc_info=exc)
-        self._show_message("Une erreur inattendue s'est produite. Réessayez.")
+        self._show_message(error_text(exc, TRY_AGAIN, "therapist login"))
 
     def _tick(self) -> None:
         if self._locked_until is None:

@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.formatting import short_datetime
-from therapy_app.gui.therapist.style import set_role, show_status
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.practice import catalogue
 from therapy_app.storage import Patient, SessionRepository
 from therapy_app.storage.programs import PatientChange
@@ -157,10 +158,7 @@ class PatientPanel(QWidget):
         changes_box = QGroupBox("Historique des modifications")
         QVBoxLayout(changes_box).addWidget(self.changes)
 
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.hide()
+        self.status = status_label()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.patient_label)
@@ -307,12 +305,9 @@ class PatientPanel(QWidget):
         )
 
     def _on_error(self, exc: BaseException) -> None:
-        french = getattr(exc, "french", None)
-        if callable(french):
-            message = str(french())
-        else:
-            _LOGGER.error("patient management failed", exc_info=exc)
-            message = "La modification n'a pas pu être enregistrée."
+        message = error_text(
+            exc, "La modification n'a pas pu être enregistrée.", "patient management"
+        )
         self._update_confirm()
         self._show_status(message, "error")
         self.failed.emit(message)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QW
 
 from therapy_app import pause_tolerance
 from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.style import set_role
 from therapy_app.phrases.model import Gender
 from therapy_app.storage import Patient, SessionRepository
@@ -145,8 +146,7 @@ class PatientSettings(QWidget):
         self.saved.emit(patient)
 
     def _on_error(self, exc: BaseException) -> None:
-        _LOGGER.error("saving a patient setting failed", exc_info=exc)
-        french = getattr(exc, "french", None)
-        self.status.setText(f"{SAVE_FAILED} {french()}" if callable(french) else SAVE_FAILED)
+        reason = error_text(exc, "", "saving a patient setting")
+        self.status.setText(f"{SAVE_FAILED} {reason}".rstrip())
         if self._patient is not None:  # the field shows what is stored, not the refused choice
             self.gender.setCurrentIndex(self.gender.findData(self._patient.gender.value))

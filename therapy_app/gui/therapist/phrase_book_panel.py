@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.therapist.style import set_role, show_status
+from therapy_app.gui.therapist.confirm import ask_first
+from therapy_app.gui.therapist.failures import UNEXPECTED, error_text
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.phrases.book import BookEntry, book_entries, give_back
 from therapy_app.phrases.model import Gender, PhraseSource
 from therapy_app.storage import Patient, SessionRepository
@@ -101,7 +103,6 @@ class PhraseBookPanel(QGroupBox):
         self._entries: list[BookEntry] = []
         self._keep_row: int | None = None
         self.confirm_box: QMessageBox | None = None
-        self._remove_yes: QPushButton | None = None
         help_label = QLabel(HELP)
         help_label.setWordWrap(True)
         set_role(help_label, "muted")
@@ -117,10 +118,7 @@ class PhraseBookPanel(QGroupBox):
         self.list.setMinimumHeight(LIST_MIN_HEIGHT)
         self.remove_button = QPushButton(REMOVE_TITLE)
         self.restore_button = QPushButton("Remettre")
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
-        self.status.hide()
+        self.status = status_label()
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.restore_button)
@@ -221,28 +219,18 @@ class PhraseBookPanel(QGroupBox):
         if entry is None or entry.removed or self.confirm_box is not None:
             return
         owner = f" de {self._patient.display_name}" if self._patient is not None else ""
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        self.confirm_box = ask_first(
+            self,
             REMOVE_TITLE,
             f"Retirer « {entry.phrase.text} » des phrases{owner} ?\n"
             "Elle ne sera plus proposée en parole libre. L'historique la garde ; "
             "« Remettre » la rend.",
-            QMessageBox.StandardButton.NoButton,
-            self,
+            "Retirer",
+            lambda confirmed: self._answered(confirmed, entry),
         )
-        box.setTextFormat(Qt.TextFormat.PlainText)  # typed by people: never markup
-        self._remove_yes = box.addButton("Retirer", QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton("Annuler", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(cancel)  # Enter by mistake removes nothing
-        box.setEscapeButton(cancel)
-        box.finished.connect(lambda _result: self._answered(box, entry))
-        self.confirm_box = box
-        box.open()  # window-modal, not blocking
 
-    def _answered(self, box: QMessageBox, entry: BookEntry) -> None:
-        confirmed = box.clickedButton() is self._remove_yes
-        self.confirm_box = self._remove_yes = None
-        box.deleteLater()
+    def _answered(self, confirmed: bool, entry: BookEntry) -> None:
+        self.confirm_box = None
         if not confirmed or self._patient is None:
             return
         store, patient_id, editor = PhraseStore(self._repository), self._patient.id, self._editor()
@@ -269,12 +257,7 @@ class PhraseBookPanel(QGroupBox):
     # -- plumbing --------------------------------------------------------------------
 
     def _on_error(self, exc: BaseException) -> None:
-        french = getattr(exc, "french", None)
-        if callable(french):
-            message = str(french())
-        else:
-            _LOGGER.error("phrase book failed", exc_info=exc)
-            message = "Une erreur inattendue s'est produite."
+        message = error_text(exc, UNEXPECTED, "phrase book")
         self._show_status(message, "error")
         self.failed.emit(message)
 

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 
 from therapy_app.exercises import ExerciseContent, default_content
 from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.therapist.style import set_role, show_status
+from therapy_app.gui.therapist.failures import error_text
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.practice import catalogue
 from therapy_app.storage import Patient, SessionRepository
 from therapy_app.storage.programs import (
@@ -178,9 +179,7 @@ class ProgramPanel(QWidget):
 
         self.save_button = QPushButton("Enregistrer le programme")
         set_role(self.save_button, "primary")
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.hide()
+        self.status = status_label()
         # "Enregistrer" beside the title: on a 1366x768 screen it shows without
         # scrolling, whatever the form's length.
         header = QHBoxLayout()
@@ -292,10 +291,7 @@ class ProgramPanel(QWidget):
 
     def _on_error(self, exc: BaseException) -> None:
         self.save_button.setEnabled(True)
-        french = getattr(exc, "french", None)
-        message = french() if callable(french) else "Le programme n'a pas pu être enregistré."
-        if not callable(french):
-            _LOGGER.error("program panel failed", exc_info=exc)
+        message = error_text(exc, "Le programme n'a pas pu être enregistré.", "program panel")
         self._show_status(message, "error")
         self.failed.emit(message)
 

@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from therapy_app.errors import TherapyAppError
 from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist import door
+from therapy_app.gui.therapist.failures import TRY_AGAIN, error_text
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.storage import SessionRepository
-from therapy_app.storage.accounts import MIN_PASSWORD_LENGTH
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -139,11 +139,8 @@ class NewCodeButton(QPushButton):
 
     def _on_error(self, exc: BaseException) -> None:
         self.setEnabled(True)
-        french = getattr(exc, "french", None)
-        if not callable(french):
-            _LOGGER.error("recovery code not made", exc_info=exc)
         self.failed.emit(
-            french() if callable(french) else "Le code de secours n'a pas pu être créé."
+            error_text(exc, "Le code de secours n'a pas pu être créé.", "recovery code")
         )
 
 
@@ -151,11 +148,7 @@ def validate_reset(username: str, code: str, password: str, confirmation: str) -
     """The French reason a reset is refused before asking storage, or None if fine."""
     if not username.strip() or not code.strip():
         return "Saisissez votre nom d'utilisateur et votre code de secours."
-    if len(password) < MIN_PASSWORD_LENGTH:
-        return f"Le nouveau mot de passe doit contenir au moins {MIN_PASSWORD_LENGTH} caractères."
-    if password != confirmation:
-        return "Les deux mots de passe ne sont pas identiques."
-    return None
+    return door.new_password_problem(password, confirmation, "Le nouveau mot de passe")
 
 
 class ResetPasswordPage(QWidget):
@@ -191,15 +184,9 @@ class ResetPasswordPage(QWidget):
         self.code = QLineEdit()
         self.code.setAccessibleName("Code de secours")
         self.code.setPlaceholderText("XXXXX-XXXXX-XXXXX-XXXXX")
-        self.password = QLineEdit()
-        self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.password.setAccessibleName("Nouveau mot de passe")
-        self.confirmation = QLineEdit()
-        self.confirmation.setEchoMode(QLineEdit.EchoMode.Password)
-        self.confirmation.setAccessibleName("Confirmation du nouveau mot de passe")
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.hide()
+        self.password = door.password_field("Nouveau mot de passe")
+        self.confirmation = door.password_field("Confirmation du nouveau mot de passe")
+        self.message = status_label()
         self.code_box = RecoveryCodeBox()
         self.submit_button = QPushButton("Changer le mot de passe")
         set_role(self.submit_button, "primary")
@@ -209,28 +196,8 @@ class ResetPasswordPage(QWidget):
         form.addRow("Code de secours :", self.code)
         form.addRow("Nouveau mot de passe :", self.password)
         form.addRow("Confirmez-le :", self.confirmation)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.back_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.submit_button)
-        box = QWidget()
-        box.setMaximumWidth(620)
-        inner = QVBoxLayout(box)
-        inner.setSpacing(16)
-        inner.addWidget(title)
-        inner.addWidget(intro)
-        inner.addLayout(form)
-        inner.addWidget(self.message)
-        inner.addWidget(self.code_box)
-        inner.addLayout(buttons)
-        outer = QVBoxLayout(self)
-        outer.addStretch(1)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(box, 3)
-        row.addStretch(1)
-        outer.addLayout(row)
-        outer.addStretch(2)
+        buttons = door.button_row(self.back_button, self.submit_button)
+        door.centre_column(self, title, intro, form, self.message, self.code_box, buttons)
         self.submit_button.clicked.connect(self.submit)
         self.back_button.clicked.connect(self._leave)
         self.code_box.dismissed.connect(self._leave)
@@ -248,9 +215,7 @@ class ResetPasswordPage(QWidget):
         (self.code if username else self.username).setFocus()
 
     def _show_message(self, text: str, role: str = "error") -> None:
-        set_role(self.message, role)
-        self.message.setText(text)
-        self.message.setVisible(bool(text))
+        show_status(self.message, text, role)
         if text:
             self.message_shown.emit(text)
 
@@ -293,11 +258,7 @@ class ResetPasswordPage(QWidget):
         self.submit_button.setEnabled(True)
         self.password.clear()
         self.confirmation.clear()
-        if isinstance(exc, TherapyAppError):
-            self._show_message(exc.french())
-            return
-        _LOGGER.error("password reset failed", exc_info=exc)
-        self._show_message("Une erreur inattendue s'est produite. Réessayez.")
+        self._show_message(error_text(exc, TRY_AGAIN, "password reset"))
 
     def _leave(self) -> None:
         for field in (self.code, self.password, self.confirmation):

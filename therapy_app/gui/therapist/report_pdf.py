@@ -20,12 +20,13 @@ from PySide6.QtWidgets import QGraphicsScene
 from therapy_app.atomic import atomic_path
 from therapy_app.exports.labels import CHART_METRICS, exercise_label
 from therapy_app.exports.report_data import ReportData
+from therapy_app.gui.theme import ACCENT
 from therapy_app.gui.therapist import formatting as fmt
 from therapy_app.gui.therapist.charts import build_chart
 from therapy_app.gui.therapist.script_progress_table import HEADERS as SCRIPT_HEADERS
 from therapy_app.gui.therapist.script_progress_table import NOTE as SCRIPT_NOTE
 from therapy_app.gui.therapist.script_progress_table import row_texts, rows_by_script
-from therapy_app.gui.therapist.style import ACCENT, SERIES_COLOURS
+from therapy_app.gui.therapist.style import SERIES_COLOURS
 from therapy_app.storage import SessionSummary
 
 _LOGGER = logging.getLogger(__name__)

@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 
 from therapy_app.errors import TherapyAppError
 from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.therapist.style import set_role, show_status
+from therapy_app.gui.therapist.confirm import ask_first
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.gui.therapist.voice_recording import AudioProvider
 from therapy_app.phrases.model import Script, ScriptTurn, Speaker
 from therapy_app.practice import cues
@@ -209,9 +210,7 @@ class ScriptEditor(QGroupBox):
         set_role(self.count, "muted")
         self.save_button = QPushButton("Enregistrer")
         set_role(self.save_button, "primary")
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status = status_label()
 
         # The scripts above the form: the lines get the page's width (a sentence
         # shows whole in its field on a 1366-pixel screen).
@@ -362,26 +361,19 @@ class ScriptEditor(QGroupBox):
         if not self._dirty:
             go()
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+
+        def answered(discard: bool) -> None:
+            self.confirm_box = None
+            (go if discard else stay)()
+
+        self.confirm_box = ask_first(
+            self,
             "Modifications non enregistrées",
             "Le script en cours a des modifications non enregistrées. Les abandonner ?",
-            QMessageBox.StandardButton.NoButton,
-            self,
+            "Abandonner",
+            answered,
+            keep="Continuer l'édition",
         )
-        discard = box.addButton("Abandonner", QMessageBox.ButtonRole.DestructiveRole)
-        keep = box.addButton("Continuer l'édition", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(keep)  # Enter by mistake loses nothing
-        box.setEscapeButton(keep)
-
-        def answered(_result: int) -> None:
-            self.confirm_box = None
-            box.deleteLater()
-            (go if box.clickedButton() is discard else stay)()
-
-        box.finished.connect(answered)
-        self.confirm_box = box
-        box.open()
 
     def _show_form(self, script: Script | None) -> None:
         """``script`` in the form (None: an empty new script with a suggested start)."""
@@ -539,29 +531,20 @@ class ScriptEditor(QGroupBox):
             return
         script_id = item.data(Qt.ItemDataRole.UserRole)
         title = next((s.title for s in self._scripts if s.id == script_id), item.text())
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+
+        def answered(confirmed: bool) -> None:
+            self.confirm_box = None
+            if confirmed:
+                self._archive(patient.id, script_id)
+
+        self.confirm_box = ask_first(
+            self,
             "Archiver le script",
             f"Archiver « {title} » ?\nIl ne sera plus proposé au patient ; "
             "ses essais restent dans les progrès.",
-            QMessageBox.StandardButton.NoButton,
-            self,
+            "Archiver",
+            answered,
         )
-        box.setTextFormat(Qt.TextFormat.PlainText)  # typed by the therapist: never markup
-        yes = box.addButton("Archiver", QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton("Annuler", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(cancel)  # Enter by mistake archives nothing
-        box.setEscapeButton(cancel)
-
-        def answered(_result: int) -> None:
-            self.confirm_box = None
-            box.deleteLater()
-            if box.clickedButton() is yes:
-                self._archive(patient.id, script_id)
-
-        box.finished.connect(answered)
-        self.confirm_box = box
-        box.open()
 
     def _archive(self, patient_id: int, script_id: int) -> None:
         self._runner.submit(

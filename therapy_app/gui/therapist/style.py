@@ -2,44 +2,35 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
-from types import ModuleType
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QWidget
 
+from therapy_app.gui import theme
+from therapy_app.gui.theme import (
+    ACCENT,
+    ACCENT_DARK,
+    BORDER,
+    DISABLED_BORDER,
+    DISABLED_FILL,
+    DISABLED_TEXT,
+    FOCUS_FIELD,
+    FOCUS_FILL,
+    FOCUS_RING,
+    FOCUS_TEXT,
+    MUTED,
+    SUCCESS,
+    SURFACE,
+)
+
 _LOGGER = logging.getLogger(__name__)
-
-
-def _theme() -> ModuleType | None:
-    # The shell's theme module may be missing from a trimmed build: the area
-    # then stands alone with the same colours written here.
-    try:
-        return importlib.import_module("therapy_app.gui.theme")
-    except ImportError:
-        return None
-
-
-_THEME = _theme()
 
 BASE_POINT_SIZE = 14
 """Therapists are not the patients: 14 pt is large enough and leaves room for tables
 (the patient screens use the theme's 18 pt)."""
 TITLE_POINT_SIZE = 20
-ACCENT: str = getattr(_THEME, "ACCENT", "#0b4f9c")
-ACCENT_DARK: str = getattr(_THEME, "ACCENT_DARK", "#083a73")
-FOCUS_RING: str = getattr(_THEME, "FOCUS_RING", "#000000")
-FOCUS_FILL: str = getattr(_THEME, "FOCUS_FILL", "#ffdd00")
-FOCUS_TEXT: str = getattr(_THEME, "FOCUS_TEXT", "#0b0c0c")
-FOCUS_FIELD: str = getattr(_THEME, "FOCUS_FIELD", "#fff7bf")
-DISABLED_TEXT: str = getattr(_THEME, "DISABLED_TEXT", "#595959")
-DISABLED_FILL: str = getattr(_THEME, "DISABLED_FILL", "#ececec")
-DISABLED_BORDER: str = getattr(_THEME, "DISABLED_BORDER", "#767676")
-BORDER: str = getattr(_THEME, "BORDER", "#5a6470")
-SURFACE: str = getattr(_THEME, "SURFACE", "#f1f4f8")
-SUCCESS: str = getattr(_THEME, "SUCCESS", "#1b6e20")
-MUTED: str = getattr(_THEME, "MUTED", "#444444")
 ERROR = "#7a0000"
 SERIES_COLOURS = (ACCENT, "#2e7d32", "#c45100", "#6a1b9a", "#00695c", "#8d3b00")
 """One colour per progress chart, in ``exports.labels.CHART_METRICS`` order."""
@@ -85,11 +76,8 @@ QGroupBox QWidget {{ font-weight: normal; }}
 
 
 def style_sheet() -> str:
-    """The theme's sheet (when there is one) followed by the therapist overrides."""
-    base = ""
-    if _THEME is not None and callable(getattr(_THEME, "style_sheet", None)):
-        base = _THEME.style_sheet()
-    return base + _STYLE_SHEET
+    """The app theme's sheet followed by the therapist overrides."""
+    return theme.style_sheet() + _STYLE_SHEET
 
 
 def apply_style(widget: QWidget) -> None:
@@ -105,6 +93,18 @@ def set_role(widget: QWidget, role: str) -> None:
     widget.setProperty("role", role)
     widget.style().unpolish(widget)
     widget.style().polish(widget)
+
+
+def status_label() -> QLabel:
+    """A panel's status line for :func:`show_status`, hidden until it has something to say.
+
+    Plain text: it shows names and paths the therapist typed or chose, never markup.
+    """
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.hide()
+    return label
 
 
 def show_status(label: QLabel, text: str, role: str = "muted") -> None:

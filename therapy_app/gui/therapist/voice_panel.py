@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.confirm import ask_first
 from therapy_app.gui.therapist.formatting import MISSING, NBSP, number, short_datetime
 from therapy_app.gui.therapist.style import set_role
 from therapy_app.gui.therapist.voice_recording import AudioProvider, EnrolmentDialog
@@ -202,7 +203,6 @@ class VoicePanel(QWidget):
         self._stale = False
         self._starting = False
         self.confirm_box: QMessageBox | None = None
-        self._revert_yes: QPushButton | None = None
         self.enrolment: EnrolmentDialog | None = None
 
         self.title = _label(role="section", wrap=False)
@@ -552,28 +552,18 @@ class VoicePanel(QWidget):
             return
         decision = status.decision
         since = f" depuis le {_when(decision.created_at)}" if decision is not None else ""
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        self.confirm_box = ask_first(
+            self,
             REVERT_TITLE,
             f"Revenir au modèle général pour {patient.display_name} ?\n\n"
             f"La reconnaissance n'utilisera plus le modèle personnel{since}. Il est mis de "
             "côté : vous pourrez le reprendre, ou lancer une nouvelle adaptation.",
-            QMessageBox.StandardButton.NoButton,
-            self,
+            REVERT_TITLE,
+            lambda confirmed: self._revert_answered(confirmed, patient.id),
         )
-        box.setTextFormat(Qt.TextFormat.PlainText)  # a name typed by the therapist
-        self._revert_yes = box.addButton(REVERT_TITLE, QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton("Annuler", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(cancel)
-        box.setEscapeButton(cancel)
-        box.finished.connect(lambda _result: self._revert_answered(box, patient.id))
-        self.confirm_box = box
-        box.open()
 
-    def _revert_answered(self, box: QMessageBox, patient_id: int) -> None:
-        confirmed = box.clickedButton() is self._revert_yes
-        self.confirm_box = self._revert_yes = None
-        box.deleteLater()
+    def _revert_answered(self, confirmed: bool, patient_id: int) -> None:
+        self.confirm_box = None
         if not confirmed or self._patient is None or self._patient.id != patient_id:
             return
         self.revert_button.setEnabled(False)
