@@ -10,7 +10,12 @@ import pytest
 pytest.importorskip("PySide6")
 
 from therapy_app.errors import TherapyAppError  # noqa: E402
-from therapy_app.gui.therapist.failures import UNEXPECTED, error_text  # noqa: E402
+from therapy_app.gui.therapist.failures import (  # noqa: E402
+    TRY_AGAIN,
+    UNEXPECTED,
+    error_text,
+    therapist_text,
+)
 from therapy_app.storage.phrase_store import PhraseError  # noqa: E402
 
 FULL = OSError(errno.ENOSPC, "No space left on device")
@@ -50,3 +55,12 @@ def test_refused_input_is_said_unless_the_error_has_its_own_french() -> None:
     # The app's own refusals are ValueErrors too: their French is more precise.
     own = PhraseError("Cette phrase est vide.", "", "empty phrase")
     assert error_text(own, UNEXPECTED, "phrase book", refused=refused) == "Cette phrase est vide."
+
+
+def test_an_already_logged_failure_never_tells_the_therapist_to_warn_their_therapist() -> None:
+    # The patient screens' generic text ("prévenez votre thérapeute") is wrong here.
+    text = therapist_text(RuntimeError("boom"))
+    assert text == TRY_AGAIN
+    assert "thérapeute" not in text
+    locked = TherapyAppError("La base est occupée.", "Réessayez.", "database is locked")
+    assert therapist_text(locked) == "La base est occupée. Réessayez."

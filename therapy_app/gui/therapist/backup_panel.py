@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.exports_panel import documents_folder
+from therapy_app.gui.therapist.failures import therapist_text
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
-from therapy_app.practice.events import french_message
 from therapy_app.storage import SessionRepository, StorageUnavailableError
 from therapy_app.storage.backup import (
     BACKUP_SUFFIX,
@@ -213,7 +213,7 @@ class BackupPanel(QWidget):
     def _failed(self, exc: BaseException) -> None:
         self._set_busy(False)
         _LOGGER.warning("backup failed: %r", exc)
-        self._show_status(french_message(exc), "error")
+        self._show_status(therapist_text(exc), "error")
 
     # -- restore ------------------------------------------------------------------
 
@@ -320,17 +320,17 @@ class BackupPanel(QWidget):
         # Refused at the switch (another copy of the app open) or undone: the
         # data is as it was, but this window's connection is closed.
         _LOGGER.warning("restore failed after closing the database: %r", exc)
-        text = f"{french_message(exc)}\n\n{RESTART}"
+        text = f"{therapist_text(exc)}\n\n{RESTART}"
         self._show_status(text, "error")
         self._ask(QMessageBox.Icon.Critical, "Restauration impossible", text)
-        self.restore_failed.emit(french_message(exc))
+        self.restore_failed.emit(therapist_text(exc))
         self._close_app()
 
     def _restore_refused(self, exc: BaseException) -> None:
         self._set_busy(False)
         _LOGGER.warning("restore refused: %r", exc)
-        self._show_status(french_message(exc), "error")
-        self.restore_failed.emit(french_message(exc))
+        self._show_status(therapist_text(exc), "error")
+        self.restore_failed.emit(therapist_text(exc))
 
     def _close_app(self) -> None:
         """Close the window (the main window's close shuts the app down)."""

@@ -14,6 +14,14 @@ TRY_AGAIN = f"{UNEXPECTED} Réessayez."
 """The ``fallback`` of the door pages (login, password reset)."""
 
 
+def therapist_text(exc: BaseException) -> str:
+    """The text for a failure the caller has already logged: the app's own, else TRY_AGAIN.
+
+    Not the patient screens' message: that one tells the reader to warn their therapist.
+    """
+    return exc.french() if isinstance(exc, TherapyAppError) else TRY_AGAIN
+
+
 def error_text(
     exc: BaseException,
     fallback: str,

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.confirm import ask_first
+from therapy_app.gui.therapist.failures import therapist_text
 from therapy_app.gui.therapist.formatting import MISSING, NBSP, number, short_datetime
 from therapy_app.gui.therapist.style import set_role
 from therapy_app.gui.therapist.voice_recording import AudioProvider, EnrolmentDialog
@@ -43,7 +44,6 @@ from therapy_app.gui.therapist.voice_runs import (
     StartAdaptation,
     shared_runs,
 )
-from therapy_app.practice.events import french_message
 from therapy_app.storage import Patient, SessionRepository
 from therapy_app.voice import store
 from therapy_app.voice.adaptation import (
@@ -369,8 +369,8 @@ class VoicePanel(QWidget):
 
     def _status_failed(self, exc: BaseException) -> None:
         _LOGGER.warning("voice status unreadable: %r", exc)
-        self._show_message(french_message(exc), "error")
-        self.failed.emit(french_message(exc))
+        self._show_message(therapist_text(exc), "error")
+        self.failed.emit(therapist_text(exc))
 
     def _show_status(self, patient_id: int, status: VoiceStatus) -> None:
         if self._patient is None or self._patient.id != patient_id:
@@ -479,9 +479,9 @@ class VoicePanel(QWidget):
     def _start_failed(self, exc: BaseException) -> None:
         self._starting = False
         _LOGGER.info("voice adaptation not started: %r", exc)
-        self._show_message(french_message(exc), "error")
+        self._show_message(therapist_text(exc), "error")
         self._update_buttons()
-        self.failed.emit(french_message(exc))
+        self.failed.emit(therapist_text(exc))
 
     def cancel(self) -> None:
         """« Annuler l'adaptation »: the trainer stops (a new start resumes its work)."""
@@ -603,8 +603,8 @@ class VoicePanel(QWidget):
 
     def _change_failed(self, exc: BaseException) -> None:
         _LOGGER.warning("voice model change failed: %r", exc)
-        self._show_message(french_message(exc), "error")
-        self.failed.emit(french_message(exc))
+        self._show_message(therapist_text(exc), "error")
+        self.failed.emit(therapist_text(exc))
         self.reload()
 
     # -- enrolment ----------------------------------------------------------------------

@@ -38,10 +38,10 @@ from therapy_app.errors import (
 )
 from therapy_app.gui import theme
 from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.failures import therapist_text
 from therapy_app.gui.therapist.style import apply_style, set_role
 from therapy_app.gui.widgets import LevelMeter
 from therapy_app.practice import cues
-from therapy_app.practice.events import french_message
 from therapy_app.speech import chain
 from therapy_app.speech.services import AudioOutput, SpeechServices
 from therapy_app.storage import Patient, SessionRepository
@@ -377,8 +377,8 @@ class EnrolmentDialog(QDialog):
 
     def _audio_failed(self, exc: BaseException) -> None:
         _LOGGER.warning("enrolment: speech path unavailable: %r", exc)
-        self._set_step(Step.UNAVAILABLE, french_message(exc), "error")
-        self.failed.emit(french_message(exc))
+        self._set_step(Step.UNAVAILABLE, therapist_text(exc), "error")
+        self.failed.emit(therapist_text(exc))
 
     # -- listen -------------------------------------------------------------------
 
@@ -408,10 +408,10 @@ class EnrolmentDialog(QDialog):
         if self._step is not Step.SPEAKING:
             return
         if isinstance(exc, AudioDeviceError | SpeechSynthesisError):
-            self._set_step(back, f"{NO_SOUND} {french_message(exc)}", "error")
+            self._set_step(back, f"{NO_SOUND} {therapist_text(exc)}", "error")
             return
         _LOGGER.error("enrolment: speaking failed", exc_info=exc)
-        self._set_step(back, french_message(exc), "error")
+        self._set_step(back, therapist_text(exc), "error")
 
     # -- record -------------------------------------------------------------------
 
@@ -441,8 +441,8 @@ class EnrolmentDialog(QDialog):
             _LOGGER.warning("enrolment: no microphone: %s", exc.detail or exc)
             # A recording waiting for its mark stays: it can still be marked.
             back = Step.JUDGING if self._clip is not None else Step.READY
-            self._set_step(back, french_message(exc), "error")
-            self.failed.emit(french_message(exc))
+            self._set_step(back, therapist_text(exc), "error")
+            self.failed.emit(therapist_text(exc))
             return
         self._recorder = recorder
         self._clip = None
@@ -485,9 +485,9 @@ class EnrolmentDialog(QDialog):
     def _capture_failed(self, exc: BaseException) -> None:
         self._recorder = None
         _LOGGER.warning("enrolment: recording failed: %r", exc)
-        self._set_step(Step.READY, french_message(exc), "error")
+        self._set_step(Step.READY, therapist_text(exc), "error")
         self.recording_done.emit(False)
-        self.failed.emit(french_message(exc))
+        self.failed.emit(therapist_text(exc))
 
     # -- mark ---------------------------------------------------------------------
 
@@ -525,13 +525,13 @@ class EnrolmentDialog(QDialog):
         if isinstance(exc, AudioInputError):
             # The recording itself cannot teach (too short, silent): record the item again.
             self._clip = None
-            self._set_step(Step.READY, french_message(exc), "error")
+            self._set_step(Step.READY, therapist_text(exc), "error")
         else:
             if not isinstance(exc, TherapyAppError):
                 _LOGGER.error("enrolment: storing failed", exc_info=exc)
             # Kept in the dialog (full disk…): the therapist may mark it again once fixed.
-            self._set_step(Step.JUDGING, french_message(exc), "error")
-        self.failed.emit(french_message(exc))
+            self._set_step(Step.JUDGING, therapist_text(exc), "error")
+        self.failed.emit(therapist_text(exc))
 
     def skip(self) -> None:
         """Go to the next item without storing anything for this one."""
