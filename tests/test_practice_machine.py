@@ -7,7 +7,9 @@ from collections import deque
 from types import SimpleNamespace
 
 import pytest
+from practice_fixtures import HeldInference
 
+from therapy_app.errors import AudioInputError
 from therapy_app.practice.events import ExerciseKind, Feedback, State, StateChanged
 from therapy_app.practice.flow import Parts, PracticeFlow
 from therapy_app.practice.machine import (
@@ -169,3 +171,35 @@ def test_a_verdict_is_stored_before_the_state_moves() -> None:
     with pytest.raises(IllegalTransition):
         flow._judged(Verdict(outcome, feedback, None))  # type: ignore[arg-type]  # noqa: SLF001
     assert saved == [clip]
+
+
+def test_leaving_drops_every_job_but_the_hearing_of_what_the_patient_said() -> None:
+    jobs = HeldInference()
+    machine = PracticeMachine(ExerciseKind.REPETITION, jobs)
+    delivered: list[str] = []
+    machine.submit(lambda: "cue said", on_done=delivered.append)
+    machine.submit(lambda: "try heard", on_done=delivered.append, outlives_end=True)
+    machine.drop_jobs()
+    jobs.run_all()
+    assert delivered == ["try heard"]
+
+
+def test_a_hearing_failing_after_leaving_is_logged_not_reported(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    jobs = HeldInference()
+    machine = PracticeMachine(ExerciseKind.REPETITION, jobs)
+    events: list[object] = []
+    machine.subscribe(events.append)
+    recovered: list[bool] = []
+    machine.recover_with(lambda: recovered.append(True))
+
+    def unreadable() -> None:
+        raise AudioInputError("corrupt clip")
+
+    machine.submit(unreadable, on_done=events.append, outlives_end=True)
+    machine.drop_jobs()
+    with caplog.at_level(logging.ERROR, logger="therapy_app.practice.machine"):
+        jobs.run_all()
+    assert not events and not recovered  # the patient has left: nobody to tell
+    assert "could not be heard" in caplog.text and "corrupt clip" in caplog.text

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
-from practice_fixtures import SpokenClips, make_services
+from practice_fixtures import SpokenClips, clear_naming_bank, make_services
 
-from therapy_app.naming.bank import NamingBank, default_bank
 from therapy_app.practice import naming_plan
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import (
@@ -26,16 +23,6 @@ from therapy_app.storage import SessionRepository
 pytestmark = pytest.mark.slow
 
 WRONG = "parapluie"  # said for every picture the "patient" cannot name
-# Frequent pictures whose Pico rendering the recogniser hears clearly ("un hôtel"
-# is heard "anoutel": the benchmark measures such misses, this test the flow).
-CLEAR = ("oreille", "avocat", "bière", "viande")
-
-
-def _bank() -> NamingBank:
-    """The bundled bank with only the clear pictures among the frequent ones (taught first)."""
-    full = default_bank()
-    kept = tuple(i for i in full.items if i.frequency_band != 1 or i.word in CLEAR)
-    return replace(full, items=kept)
 
 
 @pytest.fixture
@@ -61,7 +48,12 @@ def _say(services: SpeechServices, spoken: SpokenClips, text: str) -> None:
 
 def _session(services, repository, patient_id, events) -> PracticeController:
     controller = PracticeController(
-        ExerciseKind.NAMING, services, repository, patient_id, InlineScheduler(), bank=_bank()
+        ExerciseKind.NAMING,
+        services,
+        repository,
+        patient_id,
+        InlineScheduler(),
+        bank=clear_naming_bank(),
     )
     controller.subscribe(events.append)
     controller.begin()
@@ -72,7 +64,7 @@ def test_naming_right_at_once_then_cues_up_to_the_model_and_the_next_session(
     services: SpeechServices, spoken: SpokenClips, repository
 ) -> None:
     patient = repository.create_patient("Jeanne Martin").id
-    order = naming_plan.teaching_order(_bank())
+    order = naming_plan.teaching_order(clear_naming_bank())
     first, second = order[0], order[1]
     assert WRONG not in (first.word, second.word)
     events: list = []

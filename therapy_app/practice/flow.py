@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.errors import AudioDeviceError
 from therapy_app.practice import attempts, items
 from therapy_app.practice.early import AnswerJudge, Listened
@@ -23,6 +24,7 @@ from therapy_app.practice.free_speech import NOT_UNDERSTOOD, FreeSpeechCycle
 from therapy_app.practice.listening import NOTHING_HEARD, Hearing, Listening
 from therapy_app.practice.lists import ItemLists
 from therapy_app.practice.machine import PracticeMachine, Trigger
+from therapy_app.practice.scoring import ScoreResult
 from therapy_app.practice.script_cycle import PartnerLine, ScriptCycle, ScriptStep
 from therapy_app.practice.session_store import SessionStore
 from therapy_app.practice.settings import PracticeSettings
@@ -90,6 +92,8 @@ class PracticeFlow:
         """Items the patient moved on from (counted against ``settings.max_items``)."""
         self._trying = False
         """The recording under way, and its hearing, is a try at the item (not a new utterance)."""
+        self._left = False
+        """The patient left: what is still being heard is stored, and nothing more is shown."""
         parts.machine.recover_with(self._recover)
 
     # ----- session ----------------------------------------------------------------
@@ -120,9 +124,17 @@ class PracticeFlow:
         self._lists.begin(on_ready=self.show_item)
 
     def end(self) -> None:
-        """Stop sound and recording, store what is pending, close the session."""
-        self._free.save()
-        self._machine.drop_jobs()
+        """Leave at once: stop sound and recording, store what is pending, close the session.
+
+        Nothing the patient said is lost: an utterance being corrected is
+        stored without proposals (none was offered), and a try or an utterance
+        still being heard or scored is stored when its job ends
+        (:meth:`_heard_after_leaving`), shown to nobody. The session's end is
+        the moment the patient left.
+        """
+        self._left = True
+        self._free.leave()
+        self._machine.drop_jobs()  # not the hearing or scoring under way (``outlives_end``)
         self._voice.interrupt()
         self._listening.abort()
         self._store.close()
@@ -332,6 +344,9 @@ class PracticeFlow:
 
     def _heard(self, hearing: Hearing) -> None:
         """Heard: a try is judged (SCORING), a free-speech utterance corrected (CORRECTING)."""
+        if self._left:
+            self._heard_after_leaving(hearing)
+            return
         heard = hearing.heard
         if heard is None:
             self._nothing_heard(NOTHING_HEARD)
@@ -339,8 +354,7 @@ class PracticeFlow:
         self._machine.emit(Heard(heard.transcript.text, heard.clip.duration, self._trying))
         if self._trying:
             self._move(Trigger.SCORE)
-            cue = self._voice.cue
-            self._tries.score(heard, hearing.result, cue.level, self._voice.tts_s, self._judged)
+            self._score(heard, hearing.result)
             return
         if not self._free.understood(heard):
             self._nothing_heard(NOT_UNDERSTOOD)
@@ -348,9 +362,16 @@ class PracticeFlow:
         self._move(Trigger.CORRECT)
         self._free.correct(heard, on_corrected=lambda: self._move(Trigger.OFFER_PROPOSALS))
 
+    def _score(self, heard: HeardUtterance, result: ScoreResult | None) -> None:
+        """Judge the try ``heard`` (``result``: its verdict when already made) → :meth:`_judged`."""
+        cue = self._voice.cue
+        self._tries.score(heard, result, cue.level, self._voice.tts_s, self._judged)
+
     def _judged(self, verdict: Verdict) -> None:
         """The verdict: the try is stored first, then reported (FEEDBACK), then the next cue."""
         self._store_try(verdict.outcome)
+        if self._left:
+            return  # judged after the patient left: stored, shown to nobody
         self._move(Trigger.SHOW_VERDICT)
         self._machine.emit(verdict.feedback)
         if verdict.next_cue is not None:
@@ -365,6 +386,22 @@ class PracticeFlow:
             ),
             outcome.analysis.clip,
         )
+
+    def _heard_after_leaving(self, hearing: Hearing) -> None:
+        """Heard once the patient left: stored as in the exercise, nothing shown, no move.
+
+        A try is judged by the item's rule, so its verdict counts in the
+        patient's progress like any other; an utterance is stored without
+        proposals (no correction starts after leaving). Nothing heard, or
+        nothing understood, is not stored, as in the exercise.
+        """
+        heard = hearing.heard
+        if heard is None:
+            return
+        if self._trying:
+            self._score(heard, hearing.result)
+        elif self._free.understood(heard):
+            self._free.store_alone(heard)
 
     def _nothing_heard(self, message: str) -> None:
         """Say why, and wait for the patient's next try or utterance."""

@@ -23,6 +23,8 @@ from therapy_app.storage.repository import SessionRepository
 _LOGGER = logging.getLogger(__name__)
 
 NOT_UNDERSTOOD = "Je n'ai pas bien compris. Essayons encore."
+NOTHING_OFFERED = chain.CorrectionResult()
+"""What an utterance is stored with when the patient left before any sentence was offered."""
 
 
 class FreeSpeechCycle:
@@ -163,7 +165,26 @@ class FreeSpeechCycle:
         if self._saved or self._utterance is None or self._correction is None:
             return
         self._saved = True
-        utterance, correction, chosen = self._utterance, self._correction, self.chosen
+        self._keep(self._utterance, self._correction, self.chosen)
+
+    def leave(self) -> None:
+        """The patient leaves: the utterance is stored once, alone if it was being corrected."""
+        utterance = self._utterance
+        if self._machine.state is State.CORRECTING and utterance is not None:
+            self._utterance = None  # its correction, still running, is dropped
+            self._keep(utterance, NOTHING_OFFERED, None)
+            return
+        self.save()
+
+    def store_alone(self, utterance: HeardUtterance) -> None:
+        """Store ``utterance`` without proposals: heard after the patient left, never corrected."""
+        self._services.forget_heard()  # no phrase-book check: drop its encoder output
+        self._keep(utterance, NOTHING_OFFERED, None)
+
+    def _keep(
+        self, utterance: HeardUtterance, correction: chain.CorrectionResult, chosen: str | None
+    ) -> None:
+        """Store ``utterance`` with what was offered for it and the patient's choice."""
         services = self._services
 
         def build(session_id: int) -> AttemptRecord:

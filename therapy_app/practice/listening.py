@@ -146,6 +146,8 @@ class Listening:
         """Hear a recording with speech in it (and judge it with ``judge``, if any).
 
         A verdict made at a pause is exactly this recording's: it is used as is.
+        The hearing outlives the session's end: the patient may leave
+        meanwhile, and what they said is still stored.
         """
 
         def heard(hearing: Hearing) -> None:
@@ -159,11 +161,12 @@ class Listening:
         if listened.judged is not None:
             judged(listened.judged)
         elif judge is not None:  # hearing and scoring in one job, the encoder run once
-            self._machine.submit(judge, listened.clip, on_done=judged)
+            self._machine.submit(judge, listened.clip, on_done=judged, outlives_end=True)
         else:
             self._machine.submit(
                 chain.hear,
                 self._services,
                 listened.clip,
                 on_done=lambda utterance: heard(Hearing(utterance)),
+                outlives_end=True,
             )

@@ -234,25 +234,45 @@ class PracticeMachine:
         on_done: Callable[[Any], None],
         pool: str = "inference",
         on_error: Callable[[BaseException], None] | None = None,
+        outlives_end: bool = False,
     ) -> None:
         """Run ``fn(*args)`` on ``pool``; results arriving after :meth:`drop_jobs` are ignored.
 
         Errors go to ``on_error``, else to :meth:`fail`.
+
+        Args:
+            fn: the job.
+            args: its arguments.
+            on_done: receives its result.
+            pool: "inference" or "db".
+            on_error: receives its error (None: :meth:`fail`).
+            outlives_end: the job hears or scores what the patient said: its
+                result still comes after :meth:`drop_jobs`, to be stored. Its
+                error then is only logged: the patient has left.
         """
         epoch = self._epoch
 
         def done(result: Any) -> None:
-            if epoch == self._epoch:
+            if epoch == self._epoch or outlives_end:
                 on_done(result)
 
         def failed(exc: BaseException) -> None:
             if epoch == self._epoch:
                 (on_error or self.fail)(exc)
+            elif outlives_end:
+                _LOGGER.error(
+                    "%s: what the patient said before leaving could not be heard",
+                    self.kind.value,
+                    exc_info=exc,
+                )
 
         self._scheduler.submit(fn, *args, on_done=done, on_error=failed, pool=pool)
 
     def drop_jobs(self) -> None:
-        """Ignore the results of every job submitted so far (the session ends)."""
+        """Ignore the results of every job submitted so far (the session ends).
+
+        Those submitted with ``outlives_end`` still deliver theirs.
+        """
         self._epoch += 1
 
     def on_failure(self, cleanup: Callable[[], None]) -> None:

@@ -106,7 +106,11 @@ class SessionStore:
         return session.id
 
     def close(self) -> None:
-        """End the session (after the attempts queued before)."""
+        """End the session (after the attempts queued before).
+
+        A try still being heard when the patient left is saved after it, in
+        this session all the same.
+        """
         self._scheduler.submit(self._end, pool="db", on_error=self._failed)
 
     def _end(self) -> None:

@@ -119,6 +119,7 @@ class ItemTries:
             heard.transcript.text,
             cue_level,
             on_done=lambda scored: on_scored(self._verdict(heard, scored, cue_level, tts_s)),
+            outlives_end=True,  # a try scored after the patient left is still stored
         )
 
     def _verdict(
