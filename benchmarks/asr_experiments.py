@@ -33,6 +33,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from benchmarks.bookkeeping import write_report  # noqa: E402
 from models.halting.voices import deterministic_pico  # noqa: E402, F401 (re-exported)
 from therapy_app.asr.config import WhisperConfig  # noqa: E402
 from therapy_app.asr.onnx_whisper import WhisperOnnx  # noqa: E402
@@ -298,6 +299,27 @@ def load_recognizer(graphs: Path, encoder: str, decoder: str, threads: int) -> S
     )
 
 
+def add_candidate_options(parser: argparse.ArgumentParser) -> None:
+    """The options choosing the recognizer under test: ``--threads``, ``--gate``, ``--asr-dir``."""
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--gate", type=float, default=None, help="adapter gate for free transcription"
+    )
+    parser.add_argument(
+        "--asr-dir", type=Path, default=None, help="candidate whisper-base folder (default: built)"
+    )
+
+
+def candidate_recognizer(
+    asr_dir: Path | None, threads: int, gate: float | None
+) -> SpeechRecognizer:
+    """The recognizer under test: ``asr_dir`` (else the built one), transcribing at ``gate``."""
+    recognizer = SpeechRecognizer.load(model_dir=asr_dir, threads=threads)
+    if gate is not None:
+        recognizer.default_options = replace(recognizer.default_options, adapter_gate=gate)
+    return recognizer
+
+
 def run(selected: list[Config], graphs: Path, threads: int, heldout: bool) -> dict[str, object]:
     """Transcribe the corpus with every configuration; returns the JSON report.
 
@@ -422,8 +444,7 @@ def main(argv: list[str] | None = None) -> int:
     header = " ".join(SHORT[c] for c in categories)
     print(f"{'config (WER %)':<44} {header} {'med s':>7} {'p90 s':>7} {'cpu s':>7}")
     report = run(selected, args.graphs, args.threads, args.heldout)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_report(args.out, report)
     print(f"wrote {args.out}")
     return 0
 

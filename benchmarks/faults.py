@@ -47,6 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from benchmarks.bookkeeping import write_report  # noqa: E402
 from benchmarks.fault_catalogue import CATALOGUE, catalogue_probes  # noqa: E402
 from benchmarks.fault_results import Result, judge, markdown, text_table, totals  # noqa: E402
 from benchmarks.fault_sandbox import (  # noqa: E402
@@ -563,8 +564,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.output or not args.only:
         output = args.output or RESULTS
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
+        write_report(output, payload)
     return 1 if any(r.failed for r in results) else 0
 
 

@@ -27,7 +27,6 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 import sacrebleu  # noqa: E402
 
-from benchmarks.asr_experiments import wer  # noqa: E402
+from benchmarks.asr_experiments import (  # noqa: E402
+    add_candidate_options,
+    candidate_recognizer,
+    wer,
+)
+from benchmarks.bookkeeping import write_report  # noqa: E402
 from models.halting.sets import EvalItem, build_set  # noqa: E402
 from therapy_app.asr.recognizer import SpeechRecognizer  # noqa: E402
 from therapy_app.asr.utterance import PAUSE_GAP_S, hear  # noqa: E402
@@ -183,23 +187,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", type=int, default=120)
     parser.add_argument("--splits", nargs="+", default=["dev", "blind"])
     parser.add_argument("--voices", nargs="+", default=["pico", "mixed"])
-    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--independent", action="store_true")
     parser.add_argument("--corrector-dir", type=Path, default=None)
-    parser.add_argument(
-        "--asr-dir", type=Path, default=None, help="candidate whisper-base folder (default: built)"
-    )
+    add_candidate_options(parser)
     parser.add_argument(
         "--pause-gap", type=float, default=PAUSE_GAP_S, help="pause cap in s (1000: none)"
     )
-    parser.add_argument(
-        "--gate", type=float, default=None, help="adapter gate for free transcription"
-    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/halting.json")
     args = parser.parse_args(argv)
-    recognizer = SpeechRecognizer.load(model_dir=args.asr_dir, threads=args.threads)
-    if args.gate is not None:
-        recognizer.default_options = replace(recognizer.default_options, adapter_gate=args.gate)
+    recognizer = candidate_recognizer(args.asr_dir, args.threads, args.gate)
     vad = VoiceActivityDetector.load()
     corrector = Corrector.load(model_dir=args.corrector_dir)
     meta_dir = args.corrector_dir or load_model("corrector-fr").directory
@@ -230,8 +226,7 @@ def main(argv: list[str] | None = None) -> None:
         from benchmarks.human_eval import run_independent
 
         results["independent"] = run_independent(recognizer)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_report(args.out, results)
     print_table(results)
 
 

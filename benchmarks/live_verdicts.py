@@ -68,6 +68,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from benchmarks.bookkeeping import write_report  # noqa: E402
 from benchmarks.live_session import (  # noqa: E402
     LiveSession,
     LiveTry,
@@ -600,8 +601,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.scoring or args.scoring_only:
         report["scoring"] = scoring_agreement(args.quick)
         print(json.dumps(report["scoring"], indent=1))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_report(out, report)
     print(f"written {out}")
     return 0
 

@@ -34,7 +34,6 @@ Writes ``benchmarks/results/naming.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 import zlib
@@ -46,6 +45,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from benchmarks.bookkeeping import write_report  # noqa: E402
 from benchmarks.human_eval import HumanItem, armelle_words, fold, ktuberling_nouns, load_audio  # noqa: E402
 from models.halting.voices import VoiceSpec, render  # noqa: E402
 from models.naming.build import lexique_path, read_lexique  # noqa: E402
@@ -418,8 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         result["rows"]["independent_reserved"] = ind_rows
 
     result["seconds"] = round(time.perf_counter() - started, 1)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_report(args.out, result)
     print("| set | n | top-1, bare candidates | top-1, determiner variants |")
     print("|---|---|---|---|")
     parts = [("synthetic", result["synthetic"]), ("human", result["human_allowed"])]

@@ -24,7 +24,6 @@ Writes ``benchmarks/results/personal_voice.json``.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import time
 from dataclasses import asdict
@@ -36,6 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 import benchmarks.personal_voice_data as data  # noqa: E402
+from benchmarks.bookkeeping import frozen_digest, write_report  # noqa: E402
 from benchmarks.human_eval import content, fold  # noqa: E402
 from therapy_app.audio.wavio import read_wav, write_wav  # noqa: E402
 
@@ -47,17 +47,9 @@ WORK = ROOT / "build" / "personal_voice"
 def freeze(tests: dict[str, list[data.Utterance]]) -> str:
     """SHA-256 of every patient's test list; written once, then every run must find it."""
     listing = {name: [asdict(u) for u in items] for name, items in sorted(tests.items())}
-    digest = hashlib.sha256(json.dumps(listing, ensure_ascii=False).encode()).hexdigest()
-    if BLIND_HASH.is_file():
-        frozen = BLIND_HASH.read_text(encoding="utf-8").split()[0]
-        if frozen != digest:
-            raise SystemExit(f"the test sets changed ({digest} != frozen {frozen}): refusing")
-    else:
-        BLIND_HASH.parent.mkdir(parents=True, exist_ok=True)
-        count = sum(len(v) for v in tests.values())
-        note = f"{count} test recordings of benchmarks/personal_voice.py"
-        BLIND_HASH.write_text(f"{digest}  {note}\n")
-    return digest
+    count = sum(len(v) for v in tests.values())
+    note = f"{count} test recordings of benchmarks/personal_voice.py"
+    return frozen_digest(listing, BLIND_HASH, note, "the test sets")
 
 
 def recordings(patient: data.Patient) -> tuple[list[tuple[data.Utterance, Path]], list]:
@@ -161,8 +153,7 @@ def _load_results() -> dict[str, Any]:
 
 
 def _save(results: dict[str, Any]) -> None:
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    write_report(RESULTS, results)
 
 
 def main(argv: list[str] | None = None) -> int:

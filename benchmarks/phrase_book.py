@@ -56,6 +56,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import phrase_book_data as data  # noqa: E402
 from verdicts import wilson  # noqa: E402
 
+from benchmarks.bookkeeping import frozen_digest, write_report  # noqa: E402
 from therapy_app.correction.normalize import normalize_text  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "phrase_book.json"
@@ -81,18 +82,8 @@ _FINGERPRINTED = (
 def freeze(path: Path = BLIND_HASH) -> str:
     """SHA-256 of the blind utterances (ids, words said, meant sentences); written once."""
     listing = [asdict(item) for item in data.items("blind")]
-    digest = hashlib.sha256(json.dumps(listing, ensure_ascii=False).encode()).hexdigest()
-    if path.is_file():
-        frozen = path.read_text(encoding="utf-8").split()[0]
-        if frozen != digest:
-            raise SystemExit(f"the blind set changed ({digest} != frozen {frozen}): refusing")
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            f"{digest}  {len(listing)} blind utterances of benchmarks/phrase_book.py\n",
-            encoding="utf-8",
-        )
-    return digest
+    note = f"{len(listing)} blind utterances of benchmarks/phrase_book.py"
+    return frozen_digest(listing, path, note)
 
 
 def fingerprint(model_versions: dict[str, str]) -> str:
@@ -359,8 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             {k: v for k, v in r.items() if k != "fingerprint"} for r in rows if r["split"] == "dev"
         ],
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_report(args.out, results)
     print_table(summary, timing)
     return 0
 

@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.bookkeeping import write_report  # noqa: E402
 from models.halting.sets import build_set, load_items  # noqa: E402
 from therapy_app.asr.recognizer import SpeechRecognizer  # noqa: E402
 from therapy_app.asr.utterance import hear, prepare  # noqa: E402
@@ -313,7 +314,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     if args.latency:
         report["latency"] = latency(args.latency)
-    args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_report(args.out, report)
     print(json.dumps({"default": chosen, "best": results[:5]}, ensure_ascii=False, indent=1))
 
 

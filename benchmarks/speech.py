@@ -11,7 +11,6 @@ beam, and prints a table. Needs the built models (``python -m models.build``).
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import resource
 import time
@@ -23,12 +22,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 from benchmarks.asr_experiments import (  # noqa: E402
+    add_candidate_options,
+    candidate_recognizer,
     corpus,
     deterministic_pico,
     synthesize,
     wer,
 )
-from therapy_app.asr.recognizer import DecodeOptions, SpeechRecognizer  # noqa: E402
+from benchmarks.bookkeeping import write_report  # noqa: E402
+from therapy_app.asr.recognizer import DecodeOptions  # noqa: E402
 from therapy_app.tts.synthesizer import SpeechSynthesizer  # noqa: E402
 from therapy_app.vad.silero import VoiceActivityDetector  # noqa: E402
 
@@ -131,10 +133,8 @@ def run(threads: int, gate: float | None = None, asr_dir: Path | None = None) ->
     engine = deterministic_pico()
     clips = {u.uid: synthesize(engine, u) for u in items}
     start = time.perf_counter()
-    recognizer = SpeechRecognizer.load(model_dir=asr_dir, threads=threads)
+    recognizer = candidate_recognizer(asr_dir, threads, gate)
     load_s = time.perf_counter() - start
-    if gate is not None:
-        recognizer.default_options = replace(recognizer.default_options, adapter_gate=gate)
     beam = recognizer.default_options
     greedy = replace(beam, beam_size=1)
     report: dict[str, object] = {
@@ -182,19 +182,12 @@ def print_table(r: dict[str, object]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument(
-        "--gate", type=float, default=None, help="adapter gate for free transcription"
-    )
-    parser.add_argument(
-        "--asr-dir", type=Path, default=None, help="candidate whisper-base folder (default: built)"
-    )
+    add_candidate_options(parser)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/speech.json")
     args = parser.parse_args(argv)
     report = run(args.threads, args.gate, args.asr_dir)
     print_table(report)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_report(args.out, report)
     print(f"wrote {args.out}")
     return 0
 

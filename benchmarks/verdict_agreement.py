@@ -56,6 +56,7 @@ os.environ["SOX_OPTS"] = "-R"
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from benchmarks.bookkeeping import write_report  # noqa: E402
 from benchmarks.human_eval import armelle_words  # noqa: E402
 from therapy_app import verdict  # noqa: E402
 from therapy_app.audio.clip import AudioClip  # noqa: E402
@@ -466,8 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         ],
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    write_report(args.out, report)
     print(f"\nwritten {args.out} ({len(rows)} trials, measured in {seconds:.0f} s)")
     return 0
 

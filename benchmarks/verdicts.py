@@ -33,7 +33,6 @@ Never uses ``asterisk-core-sounds-fr*`` or ``ktuberling-data`` (reserved).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -50,6 +49,7 @@ os.environ["SOX_OPTS"] = "-R"  # repeatable conversion of her GSM files (see hum
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from benchmarks.bookkeeping import frozen_digest, write_report  # noqa: E402
 from benchmarks.human_eval import armelle_words  # noqa: E402
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip  # noqa: E402
 from therapy_app.practice.events import ExerciseKind  # noqa: E402
@@ -183,15 +183,7 @@ def synthetic_trials(pictures: int) -> list[Trial]:
 def freeze(trials: list[Trial], path: Path = BLIND_HASH) -> str:
     """SHA-256 of the blind trials; written once, then every run must find the same set."""
     blind = [asdict(t) for t in trials if t.split == "blind"]
-    digest = hashlib.sha256(json.dumps(blind, ensure_ascii=False).encode()).hexdigest()
-    if path.is_file():
-        frozen = path.read_text(encoding="utf-8").split()[0]
-        if frozen != digest:
-            raise SystemExit(f"the blind set changed ({digest} != frozen {frozen}): refusing")
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"{digest}  {len(blind)} blind trials of benchmarks/verdicts.py\n")
-    return digest
+    return frozen_digest(blind, path, f"{len(blind)} blind trials of benchmarks/verdicts.py")
 
 
 class Voices:
@@ -389,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
         "calibration_rows": [r for r in rows if r["split"] == "calibration"],
     }
     if not args.quick:
-        args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
+        write_report(args.out, report)
         print(f"written {args.out}")
     return 0
 

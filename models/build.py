@@ -36,12 +36,22 @@ def build_all(out_dir: Path, force: bool = False) -> list[Path]:
     return built
 
 
+def build_parser(description: str | None) -> argparse.ArgumentParser:
+    """The command line every model build takes: ``--out DIR`` and ``--force``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=paths.build_models_dir(),
+        help="parent folder of the model folders (default: build/models)",
+    )
+    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m models.build [--out DIR] [--force]``."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=paths.build_models_dir())
-    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
-    args = parser.parse_args(argv)
+    args = build_parser(__doc__).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         import torch  # noqa: F401  (build-time dependency check)

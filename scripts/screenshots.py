@@ -132,6 +132,24 @@ def run(out: Path) -> list[Path]:
     def state_is(state: State) -> Callable[[], bool]:
         return lambda: window.practice is not None and window.practice.controller.state is state
 
+    def open_exercise(k: Qt.Key) -> None:
+        """Back to the chooser, then the exercise of key ``k``, waiting for its first item."""
+        key(Qt.Key.Key_Escape)
+        wait_until(lambda: window.current_screen == "chooser")
+        key(k)
+        wait_until(state_is(State.AWAITING_REPETITION))
+
+    def miss_twice(said: object) -> None:
+        """Say ``said`` (a file or a clip) twice, each time waiting for the cue it earns."""
+        cues: list[CueGiven] = []
+        window.practice.event_received.connect(
+            lambda e: cues.append(e) if isinstance(e, CueGiven) else None
+        )
+        for expected in (1, 2):
+            spoken.say(said)
+            key(Qt.Key.Key_Space)
+            wait_until(lambda n=expected: len(cues) == n and state_is(State.AWAITING_REPETITION)())
+
     # First run: create the first profile.
     wait_until(lambda: window.profiles.pages.currentWidget() is window.profiles.form)
     QTest.keyClicks(window.profiles.form.name, "Jeanne")
@@ -167,20 +185,10 @@ def run(out: Path) -> list[Path]:
     shot("06_free_speech_result")
 
     # Repetition, medium sentences: two misses give the word-by-word cue.
-    key(Qt.Key.Key_Escape)
-    wait_until(lambda: window.current_screen == "chooser")
-    key(Qt.Key.Key_2)
-    wait_until(state_is(State.AWAITING_REPETITION))
+    open_exercise(Qt.Key.Key_2)
     window.practice.controller.set_level(2)
     wait_until(state_is(State.AWAITING_REPETITION))
-    cues: list[CueGiven] = []
-    window.practice.event_received.connect(
-        lambda e: cues.append(e) if isinstance(e, CueGiven) else None
-    )
-    for expected in (1, 2):
-        spoken.say("sentence_03.wav")  # "Le chat dort sur le canapé." for "J'ai mal à la tête."
-        key(Qt.Key.Key_Space)
-        wait_until(lambda n=expected: len(cues) == n and state_is(State.AWAITING_REPETITION)())
+    miss_twice("sentence_03.wav")  # "Le chat dort sur le canapé." for "J'ai mal à la tête."
     shot("07_repetition_cue")
     spoken.say("sentence_06.wav")
     key(Qt.Key.Key_Space)
@@ -188,39 +196,18 @@ def run(out: Path) -> list[Path]:
     shot("08_repetition_success")
 
     # Completion: a wrong word twice gives the first sounds of the answer.
-    key(Qt.Key.Key_Escape)
-    wait_until(lambda: window.current_screen == "chooser")
-    key(Qt.Key.Key_3)
-    wait_until(state_is(State.AWAITING_REPETITION))
+    open_exercise(Qt.Key.Key_3)
     controller = window.practice.controller
     controller.present(controller.index_of("pomme"))
     wait_until(state_is(State.AWAITING_REPETITION))
     shot("09_completion")
-    cues.clear()
-    window.practice.event_received.connect(
-        lambda e: cues.append(e) if isinstance(e, CueGiven) else None
-    )
-    for expected in (1, 2):
-        spoken.say("word_02.wav")  # "maison"
-        key(Qt.Key.Key_Space)
-        wait_until(lambda n=expected: len(cues) == n and state_is(State.AWAITING_REPETITION)())
+    miss_twice("word_02.wav")  # "maison"
     shot("10_completion_cue")
 
     # Picture naming: the picture alone, then two misses give the first syllable.
-    key(Qt.Key.Key_Escape)
-    wait_until(lambda: window.current_screen == "chooser")
-    key(Qt.Key.Key_4)
-    wait_until(state_is(State.AWAITING_REPETITION))
+    open_exercise(Qt.Key.Key_4)
     shot("12_naming")
-    cues.clear()
-    window.practice.event_received.connect(
-        lambda e: cues.append(e) if isinstance(e, CueGiven) else None
-    )
-    wrong = window.practice.controller.services.synthesizer.synthesize("parapluie")
-    for expected in (1, 2):
-        spoken.say(wrong)
-        key(Qt.Key.Key_Space)
-        wait_until(lambda n=expected: len(cues) == n and state_is(State.AWAITING_REPETITION)())
+    miss_twice(window.practice.controller.services.synthesizer.synthesize("parapluie"))
     shot("13_naming_cue")
     window.shutdown()
     window.close()

@@ -77,6 +77,10 @@ def adapter_arrays(state: dict[str, torch.Tensor], scale: float) -> dict[str, np
     return arrays
 
 
+_SavedPair = tuple[DecoderBlock, str, NDArray[np.float32], NDArray[np.float32]]
+"""A target layer's block, its name there, and its saved A and B."""
+
+
 def _read(path: Path) -> tuple[dict[str, np.ndarray], float]:
     with np.load(path) as saved:
         arrays = {k: saved[k] for k in saved.files}
@@ -85,7 +89,7 @@ def _read(path: Path) -> tuple[dict[str, np.ndarray], float]:
 
 def _pairs(
     decoder: WhisperDecoderStep, path: Path, arrays: dict[str, np.ndarray]
-) -> Iterator[tuple[DecoderBlock, str, NDArray[np.float32], NDArray[np.float32]]]:
+) -> Iterator[_SavedPair]:
     """(block, layer name, A, B) for every target layer; refuses a file for another decoder."""
     for i, block in enumerate(decoder_blocks(decoder)):
         for name in TARGETS:
@@ -102,6 +106,18 @@ def _pairs(
         raise ValueError(f"{path.name}: unexpected arrays {sorted(arrays)[:3]}")
 
 
+def _saved(decoder: WhisperDecoderStep, path: Path) -> tuple[list[_SavedPair], float]:
+    """Every adapter pair of the file, all checked before any is used, and its scale."""
+    arrays, scale = _read(path)
+    return list(_pairs(decoder, path, arrays)), scale
+
+
+def _copy_saved(layer: LoraLinear, a: np.ndarray, b: np.ndarray) -> None:
+    with torch.no_grad():
+        layer.lora_a.copy_(torch.from_numpy(a))
+        layer.lora_b.copy_(torch.from_numpy(b))
+
+
 def attach_saved(decoder: WhisperDecoderStep, path: Path) -> int:
     """Wrap the decoder's block linears with the saved adapters, to be gated at run time.
 
@@ -111,19 +127,15 @@ def attach_saved(decoder: WhisperDecoderStep, path: Path) -> int:
     Raises:
         ValueError: the file does not match this decoder's layers.
     """
-    arrays, scale = _read(path)
-    changed = 0
-    for block, name, a, b in list(_pairs(decoder, path, arrays)):
+    pairs, scale = _saved(decoder, path)
+    for block, name, a, b in pairs:
         wrapped = LoraLinear(
             getattr(block, name), LoraSettings(a.shape[0], scale * a.shape[0], 0.0)
         )
-        with torch.no_grad():
-            wrapped.lora_a.copy_(torch.from_numpy(a))
-            wrapped.lora_b.copy_(torch.from_numpy(b))
+        _copy_saved(wrapped, a, b)
         wrapped.requires_grad_(False)
         setattr(block, name, wrapped)
-        changed += 1
-    return changed
+    return len(pairs)
 
 
 def load_into(decoder: WhisperDecoderStep, path: Path) -> int:
@@ -135,19 +147,15 @@ def load_into(decoder: WhisperDecoderStep, path: Path) -> int:
     Raises:
         ValueError: the file does not match this decoder's layers, rank or scale.
     """
-    arrays, scale = _read(path)
-    loaded = 0
-    for block, name, a, b in list(_pairs(decoder, path, arrays)):
+    pairs, scale = _saved(decoder, path)
+    for block, name, a, b in pairs:
         layer = getattr(block, name)
         if not isinstance(layer, LoraLinear) or layer.lora_a.shape != a.shape:
             raise ValueError(f"{path.name}: blocks.{name} does not fit the trainable adapters")
         if abs(layer.scale - scale) > 1e-6:
             raise ValueError(f"{path.name}: scale {scale} differs from {layer.scale}")
-        with torch.no_grad():
-            layer.lora_a.copy_(torch.from_numpy(a))
-            layer.lora_b.copy_(torch.from_numpy(b))
-        loaded += 1
-    return loaded
+        _copy_saved(layer, a, b)
+    return len(pairs)
 
 
 def merge_adapters(decoder: WhisperDecoderStep, path: Path) -> int:
@@ -159,10 +167,8 @@ def merge_adapters(decoder: WhisperDecoderStep, path: Path) -> int:
     Raises:
         ValueError: the file does not match this decoder's layers.
     """
-    arrays, scale = _read(path)
-    changed = 0
+    pairs, scale = _saved(decoder, path)
     with torch.no_grad():
-        for block, name, a, b in list(_pairs(decoder, path, arrays)):
+        for block, name, a, b in pairs:
             getattr(block, name).weight += scale * torch.from_numpy(b @ a)
-            changed += 1
-    return changed
+    return len(pairs)

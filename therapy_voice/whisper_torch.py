@@ -249,6 +249,16 @@ def _set_norm(norm: nn.LayerNorm, model: CT2Model, prefix: str) -> None:
     norm.bias.data.copy_(_t(model.get(prefix + "/beta")))
 
 
+def _set_block(block: EncoderBlock | DecoderBlock, model: CT2Model, prefix: str) -> None:
+    """Copy the self-attention and feed-forward layers every block has."""
+    _set_norm(block.attn_ln, model, prefix + "/self_attention/layer_norm")
+    _set_linear(block.qkv, model, prefix + "/self_attention/linear_0")
+    _set_linear(block.out, model, prefix + "/self_attention/linear_1")
+    _set_norm(block.mlp_ln, model, prefix + "/ffn/layer_norm")
+    _set_linear(block.fc1, model, prefix + "/ffn/linear_0")
+    _set_linear(block.fc2, model, prefix + "/ffn/linear_1")
+
+
 def dims_from_ct2(model: CT2Model) -> WhisperDims:
     """Read the architecture sizes from the tensor shapes."""
     n_vocab, d_model = model.get("decoder/embeddings/weight").shape
@@ -293,13 +303,7 @@ def load_from_ct2(model: CT2Model) -> tuple[WhisperEncoder, WhisperDecoderStep]:
         encoder.positions.copy_(_t(model.get("encoder/position_encodings/encodings")))
         _set_norm(encoder.ln, model, "encoder/layer_norm")
         for i, block in enumerate(encoder_blocks(encoder)):
-            p = f"encoder/layer_{i}"
-            _set_norm(block.attn_ln, model, p + "/self_attention/layer_norm")
-            _set_linear(block.qkv, model, p + "/self_attention/linear_0")
-            _set_linear(block.out, model, p + "/self_attention/linear_1")
-            _set_norm(block.mlp_ln, model, p + "/ffn/layer_norm")
-            _set_linear(block.fc1, model, p + "/ffn/linear_0")
-            _set_linear(block.fc2, model, p + "/ffn/linear_1")
+            _set_block(block, model, f"encoder/layer_{i}")
         embedding = _t(model.get("decoder/embeddings/weight"))
         decoder.embed.weight.copy_(embedding)
         decoder.proj.copy_(_t(model.get("decoder/projection/weight")).T)
@@ -307,16 +311,11 @@ def load_from_ct2(model: CT2Model) -> tuple[WhisperEncoder, WhisperDecoderStep]:
         _set_norm(decoder.ln, model, "decoder/layer_norm")
         for i, dblock in enumerate(decoder_blocks(decoder)):
             p = f"decoder/layer_{i}"
-            _set_norm(dblock.attn_ln, model, p + "/self_attention/layer_norm")
-            _set_linear(dblock.qkv, model, p + "/self_attention/linear_0")
-            _set_linear(dblock.out, model, p + "/self_attention/linear_1")
+            _set_block(dblock, model, p)
             _set_norm(dblock.cross_ln, model, p + "/attention/layer_norm")
             _set_linear(dblock.cross_q, model, p + "/attention/linear_0")
             _set_linear(cast(nn.Linear, encoder.cross_kv[i]), model, p + "/attention/linear_1")
             _set_linear(dblock.cross_out, model, p + "/attention/linear_2")
-            _set_norm(dblock.mlp_ln, model, p + "/ffn/layer_norm")
-            _set_linear(dblock.fc1, model, p + "/ffn/linear_0")
-            _set_linear(dblock.fc2, model, p + "/ffn/linear_1")
     encoder.eval()
     decoder.eval()
     _LOGGER.info("loaded Whisper %s", dims)

@@ -9,7 +9,6 @@ Usage: ``python -m models.asr.build [--out build/models] [--force]``
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -22,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from models.asr import sources
-from therapy_app import paths
+from models.build import build_parser
 from therapy_app.asr.config import (
     ADAPTER_ROLE,
     CT2_CONFIG_ROLE,
@@ -522,14 +521,7 @@ def _adapter_record(adapter: Path | None, slots: AdapterSlots | None) -> dict[st
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=paths.build_models_dir(),
-        help="parent folder of the model folders (default: build/models)",
-    )
-    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser = build_parser(__doc__.splitlines()[0])
     parser.add_argument(
         "--adapter",
         default="halting",

@@ -151,22 +151,38 @@ def _finish(
     return slot_nodes
 
 
-def export_encoder(encoder: WhisperEncoder, target: Path, opset: int = OPSET) -> None:
-    """Export ``mel [B, 80, 3000]`` -> ``cross_k_i``, ``cross_v_i`` ``[B, H, 1500, Dh]``."""
-    dims = encoder.dims
-    inputs, outputs = encoder_io(dims.n_decoder_layers)
-    mel = torch.zeros(2, dims.n_mels, 2 * dims.n_audio_ctx)
-    batch = torch.export.Dim("batch", min=1, max=64)
-    exported = torch.onnx.export(
-        encoder,
-        (mel,),
+def _export(
+    module: torch.nn.Module,
+    args: tuple[object, ...],
+    names: tuple[tuple[str, ...], tuple[str, ...]],
+    dynamic_shapes: dict[str, object],
+    opset: int,
+) -> torch.onnx.ONNXProgram:
+    """Trace ``module`` on ``args`` with the dynamo exporter into one self-contained graph.
+
+    ``names``: its input and output names (``onnx_whisper.encoder_io``/``decoder_io``).
+    """
+    inputs, outputs = names
+    return torch.onnx.export(
+        module,
+        args,
         None,
         dynamo=True,
         opset_version=opset,
         external_data=False,
         input_names=list(inputs),
         output_names=list(outputs),
-        dynamic_shapes={"mel": {0: batch}},
+        dynamic_shapes=dynamic_shapes,
+    )
+
+
+def export_encoder(encoder: WhisperEncoder, target: Path, opset: int = OPSET) -> None:
+    """Export ``mel [B, 80, 3000]`` -> ``cross_k_i``, ``cross_v_i`` ``[B, H, 1500, Dh]``."""
+    dims = encoder.dims
+    mel = torch.zeros(2, dims.n_mels, 2 * dims.n_audio_ctx)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    exported = _export(
+        encoder, (mel,), encoder_io(dims.n_decoder_layers), {"mel": {0: batch}}, opset
     )
     _finish(exported, target, "Whisper base encoder: log-mel -> cross-attention K/V per layer")
 
@@ -191,7 +207,6 @@ def export_decoder(
     """
     dims = decoder.dims
     L, H, Dh = dims.n_decoder_layers, dims.n_heads, dims.head_dim
-    inputs, outputs = decoder_io(L, gated)
     # Example sizes >= 2: torch.export specialises dimensions seen as 0 or 1.
     b, s, p = 3, 4, 5
     args = (
@@ -209,16 +224,11 @@ def export_decoder(
     steps = torch.export.Dim("steps", min=1, max=dims.n_text_ctx)
     past = torch.export.Dim("past", min=0, max=dims.n_text_ctx)
     cache = [{0: batch, 2: past} for _ in range(L)]
-    exported = torch.onnx.export(
+    exported = _export(
         decoder,
         args,
-        None,
-        dynamo=True,
-        opset_version=opset,
-        external_data=False,
-        input_names=list(inputs),
-        output_names=list(outputs),
-        dynamic_shapes={
+        decoder_io(L, gated),
+        {
             "tokens": {0: batch, 1: steps},
             "self_k": cache,
             "self_v": cache,
@@ -226,6 +236,7 @@ def export_decoder(
             "cross_v": [None] * L,
             **shapes,
         },
+        opset,
     )
     dim_names = {("tokens", 0): "batch", ("tokens", 1): "steps", ("self_k_0", 2): "past"}
     return _finish(

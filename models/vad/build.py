@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import logging
@@ -12,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 from models import wheels
+from models.build import build_parser
 from models.wheels import PinnedWheel
 from therapy_app import paths
 from therapy_app.model_store import (
@@ -139,10 +139,7 @@ def build(out_dir: Path, force: bool = False) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m models.vad.build [--out DIR] [--force]``."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", type=Path, default=paths.build_models_dir())
-    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
-    args = parser.parse_args(argv)
+    args = build_parser(__doc__).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     print(build(args.out, force=args.force))
     return 0

@@ -1,1 +1,1 @@
-"""Pure text analysis of French transcripts: words, MLU, function words, verbs, rate, WER."""
+"""Pure text analysis of French: words, MLU, function words, verbs, rate, WER, edit distance."""

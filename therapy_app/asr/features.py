@@ -52,27 +52,30 @@ class MelSettings:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+# Slaney's mel scale: linear (200/3 Hz a mel) below 1 kHz, logarithmic above.
+_HZ_PER_MEL = 200.0 / 3
+_MIN_LOG_HZ = 1000.0
+_MIN_LOG_MEL = _MIN_LOG_HZ / _HZ_PER_MEL
+_LOG_STEP = np.log(6.4) / 27.0
+
+
 def hz_to_mel(freqs: npt.ArrayLike) -> np.ndarray:
     """Slaney's auditory mel scale: linear below 1 kHz, logarithmic above."""
     freqs = np.asarray(freqs, dtype=np.float64)
-    f_sp = 200.0 / 3
-    min_log_hz = 1000.0
-    min_log_mel = min_log_hz / f_sp
-    logstep = np.log(6.4) / 27.0
-    linear = freqs / f_sp
-    safe = np.maximum(freqs, min_log_hz)  # keeps log() finite on the linear part
-    return np.where(freqs >= min_log_hz, min_log_mel + np.log(safe / min_log_hz) / logstep, linear)
+    linear = freqs / _HZ_PER_MEL
+    safe = np.maximum(freqs, _MIN_LOG_HZ)  # keeps log() finite on the linear part
+    return np.where(
+        freqs >= _MIN_LOG_HZ, _MIN_LOG_MEL + np.log(safe / _MIN_LOG_HZ) / _LOG_STEP, linear
+    )
 
 
 def mel_to_hz(mels: npt.ArrayLike) -> np.ndarray:
     """Inverse of :func:`hz_to_mel`."""
     mels = np.asarray(mels, dtype=np.float64)
-    f_sp = 200.0 / 3
-    min_log_hz = 1000.0
-    min_log_mel = min_log_hz / f_sp
-    logstep = np.log(6.4) / 27.0
     return np.where(
-        mels >= min_log_mel, min_log_hz * np.exp(logstep * (mels - min_log_mel)), f_sp * mels
+        mels >= _MIN_LOG_MEL,
+        _MIN_LOG_HZ * np.exp(_LOG_STEP * (mels - _MIN_LOG_MEL)),
+        _HZ_PER_MEL * mels,
     )
 
 

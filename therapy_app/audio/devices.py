@@ -149,20 +149,35 @@ def _pick(devices: list[AudioDevice], want_input: bool) -> AudioDevice | None:
     return usable[0] if usable else None
 
 
+_MISSING = {
+    True: (
+        "Aucun micro n'a été trouvé.",
+        "Branchez un micro (ou un casque avec micro) puis réessayez.",
+        "no PortAudio device with input channels",
+    ),
+    False: (
+        "Aucun haut-parleur ni casque n'a été trouvé.",
+        "Branchez des haut-parleurs ou un casque puis réessayez.",
+        "no PortAudio device with output channels",
+    ),
+}
+"""Message, advice and detail when no device can record (True) or play (False)."""
+
+
+def _default(want_input: bool) -> AudioDevice:
+    device = _pick(list_devices(), want_input)
+    if device is None:
+        raise AudioDeviceError(*_MISSING[want_input])
+    return device
+
+
 def default_input() -> AudioDevice:
     """The microphone used when none is chosen.
 
     Raises:
         AudioDeviceError: no sound system or no input device.
     """
-    device = _pick(list_devices(), want_input=True)
-    if device is None:
-        raise AudioDeviceError(
-            "Aucun micro n'a été trouvé.",
-            "Branchez un micro (ou un casque avec micro) puis réessayez.",
-            "no PortAudio device with input channels",
-        )
-    return device
+    return _default(want_input=True)
 
 
 def default_output() -> AudioDevice:
@@ -171,14 +186,7 @@ def default_output() -> AudioDevice:
     Raises:
         AudioDeviceError: no sound system or no output device.
     """
-    device = _pick(list_devices(), want_input=False)
-    if device is None:
-        raise AudioDeviceError(
-            "Aucun haut-parleur ni casque n'a été trouvé.",
-            "Branchez des haut-parleurs ou un casque puis réessayez.",
-            "no PortAudio device with output channels",
-        )
-    return device
+    return _default(want_input=False)
 
 
 def resolve(device: int | str | None, want_input: bool) -> AudioDevice:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from therapy_app.analysis.answers import ANSWER_FRAME
 from therapy_app.analysis.answers import bare_answer as bare_answer
+from therapy_app.analysis.edit_distance import edit_distance
 from therapy_app.naming.bank import NamingBank, NamingItem
 
 SEMANTIC_COMPETITORS = 4
@@ -54,13 +55,7 @@ def phon_distance(a: str, b: str) -> float:
     """Levenshtein distance between two phoneme strings, over the longer length (0..1)."""
     if not a or not b:
         return 1.0
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1] / max(len(a), len(b))
+    return edit_distance(a, b) / max(len(a), len(b))
 
 
 @dataclass(frozen=True)

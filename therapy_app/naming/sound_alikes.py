@@ -12,7 +12,7 @@ import gzip
 from dataclasses import dataclass
 from functools import lru_cache
 
-from therapy_app.naming.candidates import phon_distance
+from therapy_app.analysis.edit_distance import edit_distance
 from therapy_app.paths import resources_dir
 
 LEXICON = ("lexicon", "fr-phon.tsv.gz")
@@ -90,7 +90,7 @@ def neighbours(word: str, count: int = NEIGHBOURS) -> tuple[str, ...]:
     near = [
         lexicon.by_phon[phon]
         for phon in found
-        if phon != own.phon and phon_distance(own.phon, phon) * max(len(phon), len(own.phon)) == 1
+        if phon != own.phon and edit_distance(own.phon, phon, bound=1) == 1
     ]
     # Word of the same kind first ("six" for "dix", not "dire"), then a swapped
     # phoneme (the commonest paraphasia) before one added or dropped, then frequency.

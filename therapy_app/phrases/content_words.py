@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from therapy_app.analysis import verb_forms
 from therapy_app.analysis.closed_class import CLOSED_CLASS_WORDS
+from therapy_app.analysis.edit_distance import edit_distance
 from therapy_app.analysis.metrics import words
 from therapy_app.correction.numbers import spell_numbers
 from therapy_app.naming.sound_alikes import form_of
@@ -237,13 +238,5 @@ def edit_similarity(a: str, b: str, floor: float = 0.0) -> float:
     allowed = int((1.0 - floor) * longer + 1e-9)  # the most edits a kept pair may have
     if abs(len(a) - len(b)) > allowed:
         return 0.0
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        if min(current) > allowed:
-            return 0.0
-        previous = current
-    distance = previous[-1]
+    distance = edit_distance(a, b, allowed)
     return 1.0 - distance / longer if distance <= allowed else 0.0

@@ -89,6 +89,17 @@ class AccountLockedError(StorageError):
         self.locked_until = locked_until
 
 
+# Message and advice shared by the SQLite and the file-system translations.
+_DISK_FULL = (
+    "Le disque est plein : l'enregistrement n'a pas pu être sauvegardé.",
+    "Libérez de la place sur le disque puis réessayez.",
+)
+_READ_ONLY = (
+    "Le dossier des données est en lecture seule.",
+    "Vérifiez les droits d'accès au dossier des données.",
+)
+
+
 def translate_sqlite_error(exc: sqlite3.Error, action: str) -> Exception:
     """Map an SQLite exception to a French StorageError when the environment caused it.
 
@@ -111,17 +122,9 @@ def translate_sqlite_error(exc: sqlite3.Error, action: str) -> Exception:
             detail,
         )
     if primary == _SQLITE_FULL or "disk is full" in text:
-        return StorageUnavailableError(
-            "Le disque est plein : l'enregistrement n'a pas pu être sauvegardé.",
-            "Libérez de la place sur le disque puis réessayez.",
-            detail,
-        )
+        return StorageUnavailableError(*_DISK_FULL, detail)
     if primary in (_SQLITE_READONLY, _SQLITE_PERM) or "readonly" in text:
-        return StorageUnavailableError(
-            "Le dossier des données est en lecture seule.",
-            "Vérifiez les droits d'accès au dossier des données.",
-            detail,
-        )
+        return StorageUnavailableError(*_READ_ONLY, detail)
     if primary in (_SQLITE_CANTOPEN, _SQLITE_IOERR, _SQLITE_NOMEM) or "unable to open" in text:
         return StorageUnavailableError(
             "Impossible de lire ou d'écrire la base de données.",
@@ -146,17 +149,9 @@ def translate_os_error(exc: OSError, action: str) -> Exception:
     """
     detail = f"{action}: {exc}"
     if exc.errno == errno.ENOSPC or exc.errno == getattr(errno, "EDQUOT", -1):
-        return StorageUnavailableError(
-            "Le disque est plein : l'enregistrement n'a pas pu être sauvegardé.",
-            "Libérez de la place sur le disque puis réessayez.",
-            detail,
-        )
+        return StorageUnavailableError(*_DISK_FULL, detail)
     if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return StorageUnavailableError(
-            "Le dossier des données est en lecture seule.",
-            "Vérifiez les droits d'accès au dossier des données.",
-            detail,
-        )
+        return StorageUnavailableError(*_READ_ONLY, detail)
     if exc.errno in (errno.ENOTDIR, errno.EISDIR, errno.EEXIST):
         return StorageUnavailableError(
             "Un fichier occupe la place d'un dossier des données (ou l'inverse).",

@@ -9,7 +9,12 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from therapy_app.storage.records import METRIC_NAMES, ProgressPoint, SessionSummary
+from therapy_app.storage.records import (
+    ATTEMPT_MEASURES,
+    METRIC_NAMES,
+    ProgressPoint,
+    SessionSummary,
+)
 from therapy_app.storage.rows import from_db_time
 
 _LOGGER = logging.getLogger(__name__)
@@ -61,14 +66,7 @@ EXPORT_COLUMNS: tuple[str, ...] = (
     "transcript_edited",
     "chosen_sentence",
     "repetition_transcript",
-    "word_count",
-    "function_word_ratio",
-    "verb_count",
-    "words_per_minute",
-    "pause_ratio",
-    "wer",
-    "accuracy",
-    "target_score",
+    *ATTEMPT_MEASURES,
     "success",
     "cue_level",
     "duration_s",
@@ -138,8 +136,7 @@ def session_history(db: Database, patient_id: int) -> list[SessionSummary]:
 def _readable_times(rows: list[sqlite3.Row], what: str) -> list[sqlite3.Row]:
     """The rows whose times can be read; the others are logged and left out.
 
-     One damaged row must not make a patient's whole history unreadable
-    .
+    One damaged row must not make a patient's whole history unreadable.
     """
     out = []
     for row in rows:

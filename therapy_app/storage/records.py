@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 from therapy_app import pause_tolerance
 from therapy_app.analysis.metrics import AttemptMetrics
 from therapy_app.phrases.model import Gender
 
 ExerciseKind = Literal["free_speech", "repetition", "completion", "naming", "script"]
-EXERCISE_KINDS: tuple[str, ...] = ("free_speech", "repetition", "completion", "naming", "script")
+EXERCISE_KINDS: tuple[str, ...] = get_args(ExerciseKind)
 JUDGED_KINDS: tuple[str, ...] = ("repetition", "naming", "completion", "script")
 """Exercises whose tries are judged against a known target (free speech is not)."""
 
 TranscriptField = Literal["transcript", "repetition_transcript"]
-TRANSCRIPT_FIELDS: tuple[str, ...] = ("transcript", "repetition_transcript")
+TRANSCRIPT_FIELDS: tuple[str, ...] = get_args(TranscriptField)
 
-MetricName = Literal[
+AttemptMeasure = Literal[
     "word_count",
     "function_word_ratio",
     "verb_count",
@@ -27,23 +27,13 @@ MetricName = Literal[
     "wer",
     "accuracy",
     "target_score",
-    "success_rate",
-    "naming_accuracy",
-    "naming_cue_level",
 ]
-METRIC_NAMES: tuple[str, ...] = (
-    "word_count",
-    "function_word_ratio",
-    "verb_count",
-    "words_per_minute",
-    "pause_ratio",
-    "wer",
-    "accuracy",
-    "target_score",
-    "success_rate",
-    "naming_accuracy",
-    "naming_cue_level",
-)
+"""Measures stored with each attempt, each in the ``attempts`` column of its name."""
+ATTEMPT_MEASURES: tuple[str, ...] = get_args(AttemptMeasure)
+
+MetricName = Literal[AttemptMeasure, "success_rate", "naming_accuracy", "naming_cue_level"]
+"""What :func:`~therapy_app.storage.queries.progress` charts: per-session means."""
+METRIC_NAMES: tuple[str, ...] = get_args(MetricName)
 
 
 @dataclass(frozen=True)

@@ -237,24 +237,7 @@ def m005_naming(db: Database) -> None:
     success is the successful attempt's ``cue_level``, the picture its
     ``target_text``.
     """
-    version = int(db.execute("PRAGMA schema_version").fetchone()[0])
-    db.execute("PRAGMA writable_schema = ON")
-    try:
-        for table, check in _KIND_LISTS.items():
-            widened = check.replace("'completion')", "'completion', 'naming')")
-            cursor = db.execute(
-                "UPDATE sqlite_master SET sql = replace(sql, ?, ?)"
-                " WHERE type = 'table' AND name = ? AND instr(sql, ?) > 0",
-                [check, widened, table, check],
-            )
-            if cursor.rowcount != 1:
-                raise RuntimeError(f"m005_naming: unexpected schema of {table}")
-        db.execute(f"PRAGMA schema_version = {version + 1}")
-    finally:
-        db.execute("PRAGMA writable_schema = OFF")
-    problems = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
-    if problems != ["ok"]:
-        raise RuntimeError(f"m005_naming: quick_check {problems[:3]}")
+    _widen_kinds(db, "m005_naming", (), "naming")
     db.execute(
         "INSERT INTO exercises (kind, title, level) VALUES ('naming', 'Dénomination d''images', 1)"
     )

@@ -32,10 +32,10 @@ from models.corrector.corpus.realise import load_french
 from models.corrector.corpus.report import sha256_file
 from models.corrector.corpus.tokens import normalize
 from models.evaluation_texts import evaluation_texts, is_evaluation_pair
+from models.halting.merge_slice import SPLITS, slice_lines, slice_rows, write_manifest
 
 _LOGGER = logging.getLogger(__name__)
 SOURCE = "natural"
-SPLITS = ("train", "valid", "test")
 
 
 def natural_pairs(fetch_dir: Path, variants: int, seed: int) -> dict[str, list[Pair]]:
@@ -83,21 +83,6 @@ def _is_banned(line: str, banned: frozenset[str]) -> bool:
     return is_evaluation_pair(row["src"], row["tgt"], banned)
 
 
-def _slice_lines(folder: Path, max_wer: float, repeat: int) -> list[str]:
-    lines: list[str] = []
-    for path in sorted(folder.glob("asr_slice*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            if row["src"].strip() and row["wer"] <= max_wer:
-                pair = {"src": row["src"], "tgt": row["tgt"], "severity": "asr"}
-                lines.extend(
-                    [json.dumps({**pair, "source": "asr_slice"}, ensure_ascii=False)] * repeat
-                )
-    return lines
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -127,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         ours = [json.dumps(asdict(p), ensure_ascii=False) for p in natural[split]]
         lines.extend(ours * repeat)
         if split == "train" and args.slice is not None:
-            lines.extend(_slice_lines(args.slice, args.max_wer, args.slice_repeat))
+            _, kept = slice_rows(args.slice, args.max_wer)
+            lines.extend(slice_lines(kept, args.slice_repeat))
         random.Random(f"{args.seed}:{split}").shuffle(lines)
         (args.out / f"{split}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
         counts[split] = len(natural[split])
@@ -144,12 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         "repeat": args.repeat,
         "base_corpus_manifest_sha256": sha256_file(args.base / "MANIFEST.json"),
     }
-    manifest["files"] = {
-        f"{s}.jsonl": {"sha256": sha256_file(args.out / f"{s}.jsonl")} for s in SPLITS
-    }
-    (args.out / "MANIFEST.json").write_text(
-        json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
-    )
+    write_manifest(manifest, args.out)
     print(f"natural pairs {counts} added to {args.base} in {args.out}")
     return 0
 
