@@ -11,11 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from therapy_app import paths
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.recorder import FileAudioSource, Recorder
+from therapy_app.audio.sources import BLOCK_SAMPLES
 from therapy_app.audio.wavio import read_wav
 from therapy_app.naming.bank import NamingBank, default_bank
 from therapy_app.practice.scheduling import InlineScheduler
@@ -41,24 +43,72 @@ def require_models() -> None:
         pytest.skip(f"models not built ({', '.join(missing)}): run `python -m models.build`")
 
 
+# Silence after the speech when the microphone stays open: well below any pause
+# tolerance, so the recording is still under way when the app stops it.
+OPEN_SILENCE_S = 0.5
+
+
+class OpenMicrophone:
+    """A microphone the patient spoke into, left open: the recording ends only when stopped.
+
+    The clip, then a short silence, then nothing more (the moment the patient
+    presses a key, before their pause tolerance ends the recording). Blocks
+    not read yet when it stops stay readable, as in a real microphone's queue:
+    the whole clip reaches the recording whatever the threads' timing.
+    """
+
+    def __init__(self, clip: AudioClip) -> None:
+        self.sample_rate = clip.sample_rate
+        pad = np.zeros(int(OPEN_SILENCE_S * clip.sample_rate), np.float32)
+        samples = np.concatenate([clip.samples, pad])
+        starts = range(0, len(samples), BLOCK_SAMPLES)
+        self._blocks = deque(samples[start : start + BLOCK_SAMPLES] for start in starts)
+        self._stopped = threading.Event()
+
+    def start(self) -> None:
+        """Nothing to open."""
+
+    def read(self, timeout: float) -> np.ndarray | None:
+        """The next block; once the clip is delivered, None after ``timeout``."""
+        if self._blocks:
+            return self._blocks.popleft()
+        self._stopped.wait(timeout)
+        return None
+
+    @property
+    def exhausted(self) -> bool:
+        """True once stopped and every block was read."""
+        return self._stopped.is_set() and not self._blocks
+
+    def stop(self) -> None:
+        """The app closed the microphone."""
+        self._stopped.set()
+
+
 class SpokenClips:
     """The "patient": each new recording plays the next queued WAV into the recorder.
 
     Used as the services' recorder factory: the real :class:`Recorder`, with
-    its real end-of-speech detection, reads a :class:`FileAudioSource`.
+    its real end-of-speech detection, reads a :class:`FileAudioSource` (or an
+    :class:`OpenMicrophone` for speech queued with ``stay_open``).
     """
 
     def __init__(self) -> None:
-        self._queue: deque[str | AudioClip] = deque()
+        self._queue: deque[tuple[str | AudioClip, bool]] = deque()
         self.used: list[str] = []
 
-    def say(self, *names: str) -> None:
-        """Queue the committed recordings ``names`` (e.g. "word_04.wav")."""
-        self._queue.extend(names)
+    def say(self, *names: str, stay_open: bool = False) -> None:
+        """Queue the committed recordings ``names`` (e.g. "word_04.wav").
 
-    def say_clip(self, clip: AudioClip) -> None:
+        Args:
+            names: the WAVs, one per recording.
+            stay_open: the microphone stays open after each (:class:`OpenMicrophone`).
+        """
+        self._queue.extend((name, stay_open) for name in names)
+
+    def say_clip(self, clip: AudioClip, stay_open: bool = False) -> None:
         """Queue a clip (e.g. the real voice saying a sentence only known at run time)."""
-        self._queue.append(clip)
+        self._queue.append((clip, stay_open))
 
     @property
     def pending(self) -> int:
@@ -68,13 +118,15 @@ class SpokenClips:
     def __call__(self) -> Recorder:
         if not self._queue:
             raise AssertionError("the app started a recording nobody queued speech for")
-        item = self._queue.popleft()
+        item, stay_open = self._queue.popleft()
         if isinstance(item, AudioClip):
             self.used.append("<clip>")
             clip = item
         else:
             self.used.append(item)
             clip = read_wav(SPEECH_DIR / item)
+        if stay_open:
+            return Recorder(OpenMicrophone(clip))
         return Recorder(FileAudioSource(clip, trailing_silence_s=TRAILING_SILENCE_S))
 
 

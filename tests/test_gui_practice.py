@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+
 import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt, QTimer  # noqa: E402
 
+from therapy_app.gui import main_window  # noqa: E402
 from therapy_app.practice.events import (  # noqa: E402
     AttemptSaved,
     Corrected,
@@ -241,3 +245,71 @@ def test_a_sentence_the_corrector_cannot_read_says_why(open_window, patient):
     # Without a refusal, an uncorrected proposal still explains that no corrector runs.
     screen.on_corrected(Corrected("bonjour", [Proposal("Bonjour.", 0.0)], False))
     assert "n'est pas installée" in screen.note.text()
+
+
+def _try_heard_while_closing(open_window, speech_queue, released: threading.Event):
+    """Repetition, "bonjour" said; its hearing waits on the worker until ``released``."""
+    driver = _ready_at_chooser(open_window)
+    driver.key(Qt.Key.Key_2)
+    driver.wait_screen("repetition")
+    controller = driver.screen.controller
+    controller.early_verdicts = False  # heard once the recording ends: a job of its own
+    driver.wait_state(State.AWAITING_REPETITION)
+
+    def hold(event: object) -> None:
+        # Submitted just before the hearing: the one inference worker runs it first.
+        if isinstance(event, StateChanged) and event.state is State.RECOGNISING:
+            driver.window.runner.submit(released.wait, 10)
+
+    controller.subscribe(hold)
+    speech_queue.say("word_04.wav")
+    driver.key(Qt.Key.Key_Space)
+    driver.wait_state(State.RECOGNISING)
+    return driver, controller
+
+
+def test_closing_the_app_while_a_try_is_heard_stores_it(
+    open_window, patient, speech_queue, gui_repository
+):
+    released = threading.Event()
+    driver, controller = _try_heard_while_closing(open_window, speech_queue, released)
+    QTimer.singleShot(0, released.set)  # the engines go on once the window is closing
+
+    driver.close()
+
+    assert not controller.finishing
+    stored = gui_repository.list_attempts(session_id=controller.session_id)
+    assert [(a.record.target_text, a.success) for a in stored] == [("Bonjour.", True)]
+    assert gui_repository.verify_recording(stored[0])
+    assert gui_repository.get_session(controller.session_id).ended_at is not None
+
+
+class _OnError(logging.Handler):
+    """Calls ``act()`` when an error is logged."""
+
+    def __init__(self, act) -> None:
+        super().__init__(logging.ERROR)
+        self._act = act
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._act()
+
+
+def test_closing_the_app_waits_for_a_try_only_so_long(
+    open_window, patient, speech_queue, gui_repository, monkeypatch, caplog
+):
+    released = threading.Event()
+    driver, controller = _try_heard_while_closing(open_window, speech_queue, released)
+    monkeypatch.setattr(main_window, "FINISH_LIMIT_S", 0.05)
+    logger = logging.getLogger(main_window.__name__)
+    handler = _OnError(released.set)  # stuck engines, freed once the window gave up on them
+    logger.addHandler(handler)
+    try:
+        driver.close()
+    finally:
+        logger.removeHandler(handler)
+        released.set()
+
+    assert "not stored" in caplog.text
+    assert gui_repository.list_attempts(session_id=controller.session_id) == []
+    assert gui_repository.get_session(controller.session_id).ended_at is not None

@@ -65,6 +65,28 @@ def test_newer_job_of_a_group_drops_the_older_result(qtbot, runner):
     assert results == ["new"]
 
 
+def test_deliver_while_runs_callbacks_until_nothing_is_pending(runner):
+    stored: list[str] = []
+
+    def heard(text: str) -> None:  # a result that submits the next job, as a try's hearing does
+        runner.submit(lambda: f"{text}, stored", on_done=stored.append, pool="db")
+
+    runner.submit(lambda: "heard", on_done=heard)
+    assert runner.deliver_while(lambda: not stored, limit_s=30)
+    assert stored == ["heard, stored"]
+
+
+def test_deliver_while_gives_up_at_its_limit(runner):
+    gate = threading.Event()
+    delivered: list[str] = []
+    runner.submit(lambda: gate.wait(30) and "late", on_done=delivered.append)
+    try:
+        assert not runner.deliver_while(lambda: not delivered, limit_s=0.1)
+    finally:
+        gate.set()
+    assert delivered == []
+
+
 def test_submit_after_shutdown_raises(runner):
     runner.shutdown()
     with pytest.raises(TaskError):

@@ -1,12 +1,14 @@
-"""Leaving an exercise while what the patient said is still heard: it is stored, shown to nobody."""
+"""Leaving an exercise while what the patient said is recorded or heard: stored, shown to nobody."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+import numpy as np
 import pytest
 from practice_fixtures import HeldInference, SpokenClips, clear_naming_bank, make_services
 
+from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.naming.bank import NamingBank
 from therapy_app.practice import naming_plan
 from therapy_app.practice.controller import PracticeController
@@ -41,6 +43,8 @@ class Session:
         # it with Space or no pause of theirs settled: the hearing takes a while.
         self.controller.early_verdicts = False
         self.events: list[object] = []
+        self.finishing_when_left = False
+        """``controller.finishing`` right after leaving (something to store was in flight)."""
         self.controller.subscribe(self.events.append)
         self.controller.begin()
         self.jobs.run_all()  # the first cue is said
@@ -52,8 +56,13 @@ class Session:
         self.jobs.run_next()
         assert self.controller.state is State.RECOGNISING
 
-    def leave(self) -> list[object]:
-        """Escape now, then let the engines finish; returns the events reported from then on."""
+    def leave(self, then: tuple[str, ...] = ()) -> list[object]:
+        """Escape now, then let the engines finish; returns the events reported from then on.
+
+        Args:
+            then: the jobs expected after those in flight (a recording stopped
+                by leaving is heard): nothing else, no cue, no correction.
+        """
         left_at, ended = len(self.events), StateChanged(State.IDLE, self.controller.state)
         in_flight, ran = self.jobs.waiting, len(self.jobs.ran)
         self.controller.end()
@@ -61,8 +70,10 @@ class Session:
         assert ended in self.events[left_at:]
         session = self.repository.get_session(self.controller.session_id)
         assert session.ended_at is not None
+        self.finishing_when_left = self.controller.finishing
         self.jobs.run_all()
-        assert self.jobs.ran[ran:] == in_flight  # nothing new: no cue, no correction
+        assert self.jobs.ran[ran:] == [*in_flight, *then]
+        assert not self.controller.finishing
         return [e for e in self.events[left_at:] if e != ended]
 
     def stored(self) -> list[Attempt]:
@@ -75,6 +86,13 @@ def exercise() -> Iterator[Callable[..., Session]]:
     repository = SessionRepository()
     yield lambda kind, bank=None: Session(kind, repository, bank)
     repository.close()
+
+
+def _recording(session: Session) -> None:
+    """Space: the microphone is open, the patient has spoken and not yet paused long enough."""
+    assert session.controller.start_recording()
+    assert session.controller.state is State.RECORDING
+    assert session.jobs.waiting == ["listen"]
 
 
 def _shown_to_nobody(session: Session, after: list[object]) -> None:
@@ -94,6 +112,7 @@ def test_a_repetition_try_heard_when_the_patient_leaves_is_stored_with_its_verdi
     after = session.leave()
 
     _shown_to_nobody(session, after)
+    assert session.finishing_when_left
     stored = session.stored()
     assert len(stored) == 1
     record = stored[0].record
@@ -137,17 +156,23 @@ def _free_speech_stored_alone(session: Session) -> Attempt:
     return stored[0]
 
 
-def test_a_free_speech_utterance_heard_when_the_patient_leaves_is_stored(
-    exercise: Callable[..., Session],
+@pytest.mark.parametrize("recording", [False, True], ids=["heard", "recorded"])
+def test_a_free_speech_utterance_heard_or_recorded_when_the_patient_leaves_is_stored(
+    exercise: Callable[..., Session], recording: bool
 ) -> None:
     session = exercise(ExerciseKind.FREE_SPEECH)
-    session.spoken.say("telegraphic_02.wav")  # "femme manger pomme"
-    session.record()
-    assert session.jobs.waiting == ["hear"]
+    # "femme manger pomme"; recorded: Escape before the pause ends the recording.
+    session.spoken.say("telegraphic_02.wav", stay_open=recording)
+    if recording:
+        _recording(session)
+    else:
+        session.record()
+        assert session.jobs.waiting == ["hear"]
 
-    after = session.leave()
+    after = session.leave(then=("hear",) if recording else ())
 
     _shown_to_nobody(session, after)  # no correction starts after leaving
+    assert session.finishing_when_left
     assert "femme" in _free_speech_stored_alone(session).record.raw_transcript
 
 
@@ -165,4 +190,35 @@ def test_a_free_speech_utterance_corrected_when_the_patient_leaves_is_stored(
     after = session.leave()
 
     _shown_to_nobody(session, after)  # the proposals found meanwhile are not offered
+    assert not session.finishing_when_left  # stored at once: nothing to wait for
     assert _free_speech_stored_alone(session).record.raw_transcript == heard.text
+
+
+def test_a_try_being_recorded_when_the_patient_leaves_is_heard_and_stored(
+    exercise: Callable[..., Session],
+) -> None:
+    session = exercise(ExerciseKind.REPETITION)
+    session.spoken.say("word_04.wav", stay_open=True)  # "bonjour", Escape before the pause ends
+    _recording(session)
+
+    after = session.leave(then=("AnswerJudge",))  # ended as if by the pause, then heard
+
+    _shown_to_nobody(session, after)
+    assert session.finishing_when_left
+    stored = session.stored()
+    assert [(a.record.target_text, a.success) for a in stored] == [("Bonjour.", True)]
+    assert "onjour" in stored[0].record.raw_transcript
+    assert session.repository.verify_recording(stored[0])
+
+
+def test_silence_being_recorded_when_the_patient_leaves_is_not_stored(
+    exercise: Callable[..., Session],
+) -> None:
+    session = exercise(ExerciseKind.REPETITION)
+    session.spoken.say_clip(AudioClip(np.zeros(SAMPLE_RATE, np.float32)), stay_open=True)
+    _recording(session)
+
+    after = session.leave(then=("AnswerJudge",))  # the VAD finds no speech in it
+
+    assert after == [] and session.controller.state is State.IDLE
+    assert session.stored() == []  # as in the exercise: nothing said, nothing kept

@@ -184,6 +184,40 @@ def test_leaving_drops_every_job_but_the_hearing_of_what_the_patient_said() -> N
     assert delivered == ["try heard"]
 
 
+def test_the_machine_is_finishing_until_what_was_said_before_leaving_is_heard() -> None:
+    jobs = HeldInference()
+    machine = PracticeMachine(ExerciseKind.REPETITION, jobs)
+    scored: list[str] = []
+
+    def heard(text: str) -> None:  # the hearing submits the scoring, as a try does
+        machine.submit(lambda: f"{text}: scored", on_done=scored.append, outlives_end=True)
+
+    machine.submit(lambda: "try heard", on_done=heard, outlives_end=True)
+    assert not machine.finishing  # still in the exercise: nothing to finish yet
+    machine.drop_jobs()
+    assert machine.finishing
+    jobs.run_next()  # heard: its scoring is under way
+    assert machine.finishing and jobs.waiting
+    jobs.run_next()
+    assert scored == ["try heard: scored"] and not machine.finishing
+
+
+def test_a_failed_hearing_after_leaving_ends_the_finishing() -> None:
+    jobs = HeldInference()
+    machine = PracticeMachine(ExerciseKind.REPETITION, jobs)
+
+    def unreadable() -> None:
+        raise AudioInputError("corrupt clip")
+
+    delivered: list[object] = []
+    machine.submit(unreadable, on_done=delivered.append, outlives_end=True)
+    machine.submit(lambda: "cue said", on_done=delivered.append)  # dropped: not waited for
+    machine.drop_jobs()
+    assert machine.finishing
+    jobs.run_next()  # its error is logged
+    assert not machine.finishing and not delivered
+
+
 def test_a_hearing_failing_after_leaving_is_logged_not_reported(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

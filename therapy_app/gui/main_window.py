@@ -49,6 +49,14 @@ if TYPE_CHECKING:  # imported on first use (open_therapist_area)
 
 _LOGGER = logging.getLogger(__name__)
 
+FINISH_LIMIT_S = 10.0
+"""How long closing the app waits for the try the patient made just before to be stored.
+
+Hearing and scoring one take about a second on two cores, a long recording
+a few; past this something is stuck, and a window that will not close is
+worse (the patient would kill it, and lose more).
+"""
+
 SCREENS: dict[ExerciseKind, type[PracticeScreen]] = {
     ExerciseKind.FREE_SPEECH: FreeSpeechScreen,
     ExerciseKind.REPETITION: RepetitionScreen,
@@ -542,8 +550,24 @@ class MainWindow(QMainWindow):
 
     # ----- shutdown -------------------------------------------------------------------
     def shutdown(self) -> None:
-        """End the exercise (its attempt is saved) and stop the workers."""
+        """End the exercise, store what the patient said in it, and stop the workers.
+
+        A try still being recorded, heard or scored is stored once its job
+        delivers (``PracticeController.finishing``): the workers wait for it,
+        up to :data:`FINISH_LIMIT_S`.
+        """
+        screen = self.practice
         self._leave_practice()
+        if screen is not None:
+            controller = screen.controller
+            if not self.runner.deliver_while(lambda: controller.finishing, FINISH_LIMIT_S):
+                # Its recording is written with its attempt, once judged: until
+                # then it is only in memory, and it goes with the process.
+                _LOGGER.error(
+                    "closing: what the patient said last was still being heard after %g s:"
+                    " it is not stored",
+                    FINISH_LIMIT_S,
+                )
         self.runner.shutdown(wait=True)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt API

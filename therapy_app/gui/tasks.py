@@ -17,6 +17,7 @@ Public API (used by every screen, the therapist area included)::
     runner.cancel(request)                     # drop that job's result (and skip it if not started)
     runner.cancel_stale("history")             # drop every pending result of the group
     runner.is_pending(request)                 # True until its callback ran or it was dropped
+    runner.deliver_while(pending, limit_s=10)  # at exit: let results in while pending()
     runner.shutdown()                          # at exit: drop inference jobs, finish db jobs
 
 Rules:
@@ -38,17 +39,21 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal, Slot
 
 _LOGGER = logging.getLogger(__name__)
 
 Pool = Literal["inference", "db"]
 POOLS: tuple[str, ...] = ("inference", "db")
+
+CHECK_MS = 20
+"""How often :meth:`TaskRunner.deliver_while` asks whether to stop waiting."""
 
 
 @dataclass
@@ -158,6 +163,36 @@ class TaskRunner(QObject):
     def busy(self) -> bool:
         """True while any job is pending."""
         return bool(self._jobs)
+
+    def deliver_while(self, pending: Callable[[], bool], limit_s: float) -> bool:
+        """Run the event loop, so results are delivered, while ``pending()`` holds.
+
+        For the exit: jobs whose callbacks still store something get them
+        before :meth:`shutdown` drops every callback. Not used elsewhere: the
+        screens stay responsive without it.
+
+        Args:
+            pending: True while a callback is still awaited.
+            limit_s: seconds to wait at most.
+
+        Returns:
+            True when ``pending()`` became False (or was already), False at the limit.
+        """
+        if not pending() or self._closed:
+            return not pending()
+        deadline = time.monotonic() + limit_s
+        loop = QEventLoop()
+
+        def check() -> None:
+            if not pending() or time.monotonic() >= deadline:
+                loop.quit()
+
+        timer = QTimer()
+        timer.timeout.connect(check)
+        timer.start(CHECK_MS)
+        loop.exec()
+        timer.stop()
+        return not pending()
 
     def shutdown(self, wait: bool = True) -> None:
         """Stop the workers: queued inference jobs are dropped, queued database jobs still run.

@@ -204,6 +204,15 @@ class PracticeController:
         """Leave: stop sound and recording, store what is pending, close the session."""
         self._flow.end()
 
+    @property
+    def finishing(self) -> bool:
+        """True after :meth:`end` while what the patient said is still heard or scored.
+
+        Its attempt is stored once that job's result is delivered: keep the
+        scheduler running meanwhile (closing the app waits for it).
+        """
+        return self._flow.finishing
+
     # ----- items ------------------------------------------------------------
     @property
     def item_count(self) -> int:

@@ -127,18 +127,24 @@ class PracticeFlow:
         """Leave at once: stop sound and recording, store what is pending, close the session.
 
         Nothing the patient said is lost: an utterance being corrected is
-        stored without proposals (none was offered), and a try or an utterance
-        still being heard or scored is stored when its job ends
+        stored without proposals (none was offered), and a recording under
+        way ends there, as if their pause had ended it: it, or a try or an
+        utterance still being heard or scored, is stored when its job ends
         (:meth:`_heard_after_leaving`), shown to nobody. The session's end is
         the moment the patient left.
         """
         self._left = True
         self._free.leave()
-        self._machine.drop_jobs()  # not the hearing or scoring under way (``outlives_end``)
+        self._machine.drop_jobs()  # not the recording, hearing or scoring (``outlives_end``)
         self._voice.interrupt()
-        self._listening.abort()
+        self._listening.stop()
         self._store.close()
         self._move(Trigger.END)
+
+    @property
+    def finishing(self) -> bool:
+        """True after :meth:`end` while what the patient said is still heard or scored."""
+        return self._machine.finishing
 
     # ----- items ------------------------------------------------------------------
     def next_item(self) -> bool:
@@ -305,7 +311,7 @@ class PracticeFlow:
             self._new_cycle()
         self._voice.interrupt()
         self._trying = trying
-        judge = self._judge() if trying else None
+        judge = self._tries.judge(self._voice.cue.level) if trying else None
         try:
             self._listening.open()
         except AudioDeviceError as exc:
@@ -326,20 +332,18 @@ class PracticeFlow:
             return not self._tries.finished
         return state in (State.AWAITING_REPETITION, State.SPEAKING)
 
-    def _judge(self) -> AnswerJudge | None:
-        """The rule for a try at the item on screen (None: no item to judge against)."""
-        item = self._tries.item
-        if item is None:
-            return None
-        services = self._services
-        return AnswerJudge(services.recognizer, services.vad, item, self._voice.cue.level)
-
     def _recorded(self, listened: Listened, judge: AnswerJudge | None) -> None:
-        """End of speech: nothing said, or the recording is heard (RECOGNISING)."""
+        """End of speech: nothing said, or the recording is heard (RECOGNISING).
+
+        After leaving, the same without a move or a notice: heard and stored
+        by :meth:`_heard_after_leaving`, or nothing kept.
+        """
         if listened.silent:
-            self._nothing_heard(NOTHING_HEARD)
+            if not self._left:
+                self._nothing_heard(NOTHING_HEARD)
             return
-        self._move(Trigger.RECOGNISE)
+        if not self._left:
+            self._move(Trigger.RECOGNISE)
         self._listening.hear(listened, judge, on_heard=self._heard)
 
     def _heard(self, hearing: Hearing) -> None:

@@ -93,6 +93,9 @@ class Listening:
     ) -> None:
         """Wait on the inference worker for the end of the recording :meth:`open` started.
 
+        The wait outlives the session's end: a recording the patient leaves
+        is stopped (:meth:`stop`) and still reported, to be heard and stored.
+
         Args:
             judge: the item's rule, for a try at a known target (None: free speech).
             early: with a judge, judge at each settled pause while recording
@@ -108,10 +111,12 @@ class Listening:
             self.last_listened = listened
             on_recorded(listened)
 
-        self._machine.submit(listen, recorder, judge if early else None, on_done=recorded)
+        self._machine.submit(
+            listen, recorder, judge if early else None, on_done=recorded, outlives_end=True
+        )
 
     def stop(self) -> bool:
-        """End the recording now (the button); the clip is then heard."""
+        """End the recording now (the button, or leaving); the clip is then heard."""
         recorder = self._recorder
         if self._machine.state is not State.RECORDING or recorder is None:
             return False
@@ -120,15 +125,6 @@ class Listening:
         except AudioDeviceError:
             pass  # the capture job reports it
         return True
-
-    def abort(self) -> None:
-        """Close the microphone without hearing anything (the session ends)."""
-        recorder, self._recorder = self._recorder, None
-        if recorder is not None:
-            try:
-                recorder.stop()
-            except AudioDeviceError:
-                pass
 
     def forget_clip(self) -> None:
         """A new item, line or utterance: "Ma voix" has nothing to play yet."""

@@ -178,6 +178,7 @@ class PracticeMachine:
         self._listeners: list[Callable[[PracticeEvent], None]] = []
         self._state = State.IDLE
         self._epoch = 0  # bumped when the session ends: late results are dropped
+        self._outliving = 0  # jobs submitted with ``outlives_end`` whose result is not in
         self._on_failure: list[Callable[[], None]] = []
 
     # ----- observation -----------------------------------------------------------
@@ -251,22 +252,39 @@ class PracticeMachine:
                 error then is only logged: the patient has left.
         """
         epoch = self._epoch
+        self._outliving += outlives_end
 
         def done(result: Any) -> None:
-            if epoch == self._epoch or outlives_end:
-                on_done(result)
+            try:
+                if epoch == self._epoch or outlives_end:
+                    on_done(result)
+            finally:
+                # After ``on_done``: the job it submits next is counted first.
+                self._outliving -= outlives_end
 
         def failed(exc: BaseException) -> None:
-            if epoch == self._epoch:
-                (on_error or self.fail)(exc)
-            elif outlives_end:
-                _LOGGER.error(
-                    "%s: what the patient said before leaving could not be heard",
-                    self.kind.value,
-                    exc_info=exc,
-                )
+            try:
+                if epoch == self._epoch:
+                    (on_error or self.fail)(exc)
+                elif outlives_end:
+                    _LOGGER.error(
+                        "%s: what the patient said before leaving could not be heard",
+                        self.kind.value,
+                        exc_info=exc,
+                    )
+            finally:
+                self._outliving -= outlives_end
 
         self._scheduler.submit(fn, *args, on_done=done, on_error=failed, pool=pool)
+
+    @property
+    def finishing(self) -> bool:
+        """True after :meth:`drop_jobs` while a job submitted with ``outlives_end`` runs.
+
+        Its result (what the patient said before leaving) is still to be
+        stored: the caller keeps the scheduler running until this is False.
+        """
+        return self._epoch > 0 and self._outliving > 0
 
     def drop_jobs(self) -> None:
         """Ignore the results of every job submitted so far (the session ends).

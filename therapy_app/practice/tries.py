@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from therapy_app.asr.utterance import HeardUtterance
 from therapy_app.practice import attempts, cues, items, naming_cues
+from therapy_app.practice.early import AnswerJudge
 from therapy_app.practice.events import Cue, ExerciseKind, Feedback
 from therapy_app.practice.machine import PracticeMachine
 from therapy_app.practice.scoring import ScoreResult, score_item, shown_transcript
@@ -86,6 +87,13 @@ class ItemTries:
         self.last_outcome = None
         self.finished = False
         self.succeeded = False
+
+    def judge(self, cue_level: int) -> AnswerJudge | None:
+        """The rule for a try at the item after help ``cue_level`` (None: no item)."""
+        if self.item is None:
+            return None
+        services = self._services
+        return AnswerJudge(services.recognizer, services.vad, self.item, cue_level)
 
     def score(
         self,
