@@ -323,6 +323,32 @@ def _proposals(data: Json) -> list[str]:
     return out + table(header, rows)
 
 
+def correction_ablation(data: Json) -> list[str]:
+    """The app's proposals with one of the corrector's rules changed (sidecar override)."""
+    changed = ", ".join(f"`{k}={json.dumps(v)}`" for k, v in data["settings_changed"].items())
+    out = [
+        f"### Corrector proposals with {changed}",
+        "",
+        f"`python benchmarks/correction.py --proposals-only --set ...` ({data['date']}), model "
+        f"`{data['model']['version']}`; compare with the proposals table above.",
+        "",
+    ]
+    rows = [
+        [
+            label,
+            pct(p["first_right"]),
+            pct(p["among_right"]),
+            num(p["first_chrf"]),
+            pct(p["correct_kept_first"]),
+            pct(p["agrammatic_unchanged_first"]),
+        ]
+        for key, label in _CORRECTOR_SETS
+        if (p := data["proposals"].get(key))
+    ]
+    header = ["set", "first right", "among", "chrF (first)", "correct kept", "unchanged 1st"]
+    return out + table(header, rows)
+
+
 def corpus_coverage(data: Json) -> list[str]:
     """How much everyday French each corpus's train split covers."""
     out = [
@@ -892,6 +918,8 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("halting.json", halting),
     ("speech.json", speech),
     ("correction.json", correction),
+    ("correction_ablation_faithful.json", correction_ablation),
+    ("correction_ablation_keep.json", correction_ablation),
     ("corpus_coverage.json", corpus_coverage),
     ("keep_margin.json", keep_margin),
     ("offer_margin.json", offer_margin),
