@@ -307,6 +307,11 @@ def _proposals(data: Json) -> list[str]:
         f"{pct(targets['agrammatic_unchanged_first'])}.",
         "",
     ]
+    return out + _proposal_table(proposals)
+
+
+def _proposal_table(proposals: Json) -> list[str]:
+    """One row per corrector set: the proposals' five figures."""
     rows = [
         [
             label,
@@ -320,7 +325,7 @@ def _proposals(data: Json) -> list[str]:
         if (p := proposals.get(key))
     ]
     header = ["set", "first right", "among", "chrF (first)", "correct kept", "unchanged 1st"]
-    return out + table(header, rows)
+    return table(header, rows)
 
 
 def correction_ablation(data: Json) -> list[str]:
@@ -333,20 +338,7 @@ def correction_ablation(data: Json) -> list[str]:
         f"`{data['model']['version']}`; compare with the proposals table above.",
         "",
     ]
-    rows = [
-        [
-            label,
-            pct(p["first_right"]),
-            pct(p["among_right"]),
-            num(p["first_chrf"]),
-            pct(p["correct_kept_first"]),
-            pct(p["agrammatic_unchanged_first"]),
-        ]
-        for key, label in _CORRECTOR_SETS
-        if (p := data["proposals"].get(key))
-    ]
-    header = ["set", "first right", "among", "chrF (first)", "correct kept", "unchanged 1st"]
-    return out + table(header, rows)
+    return out + _proposal_table(data["proposals"])
 
 
 def corpus_coverage(data: Json) -> list[str]:
