@@ -71,13 +71,19 @@ def test_est_ce_que_is_one_question_word_pair() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "Mangez-vous avec nous ce soir ?",  # hyphenated inversion
         "Le président Bush se rend au Vatican.",  # names inside
-        "Bonjour.",  # no verb, too short
+        "Bonjour.",  # too short
+        "Il a dit : « non ».",  # quotes
     ],
 )
-def test_what_is_left_out(text: str) -> None:
-    assert not natural.plausible(text) or _tags(text) is None
+def test_the_surface_filter_leaves_out(text: str) -> None:
+    assert not natural.plausible(text)
+
+
+def test_a_hyphenated_inversion_passes_the_surface_filter_but_is_not_tagged() -> None:
+    text = "Mangez-vous avec nous ce soir ?"
+    assert natural.plausible(text)
+    assert _tags(text) is None
 
 
 def test_tokens_render_back_and_degrade() -> None:
