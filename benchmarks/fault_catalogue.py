@@ -46,7 +46,7 @@ from benchmarks.fault_sandbox import Runner
 
 _NAMING_BANK = ROOT / "resources" / "naming" / "bank.json"
 _MAX_CUSTOM_TEXT = 200
-"""``therapy_app.storage.programs.MAX_CUSTOM_TEXT``: longest custom text or theme."""
+"""``therapy_app.domain.programs.MAX_CUSTOM_TEXT``: longest custom text or theme."""
 _FILE_LIMIT = ("prlimit", "--fsize=8192")
 _BOMB_LIMIT = ("prlimit", f"--fsize={256 << 20}")  # today's code must not fill the disk
 _UMASK_0 = ("sh", "-c", 'umask 000 && exec "$@"', "sh")
@@ -62,10 +62,10 @@ IMPORT_LIST = """
     from therapy_app.exports.custom_lists import read_custom_list
     items = read_custom_list(Path(sys.argv[2]))
     with SessionRepository(DATA) as repo:
-        pid = repo.create_patient("Jeanne").id
+        pid = repo.patients.create("Jeanne").id
         rows = [(i.kind, i.text, i.category, i.picture) for i in items]
-        repo.import_custom_items(pid, rows, "ortho")
-        stored = [[c.text, c.category, c.picture] for c in repo.custom_items(pid)]
+        repo.programs.import_custom_items(pid, rows, "ortho")
+        stored = [[c.text, c.category, c.picture] for c in repo.programs.custom_items(pid)]
     print(json.dumps(stored, ensure_ascii=False))
 """
 """A custom-list import as the therapist area does it (there is no command for it)."""

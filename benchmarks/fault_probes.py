@@ -136,7 +136,7 @@ _TWO_MORE = """
     with SessionRepository(DATA) as repo:
         sid = repo._db.execute("SELECT MAX(id) FROM sessions").fetchone()[0]
         for i in range(2):
-            repo.add_attempt(AttemptRecord(session_id=sid, kind="repetition",
+            repo.attempts.add(AttemptRecord(session_id=sid, kind="repetition",
                              raw_transcript=f"après {i}"), clip(10 + i))
 """
 

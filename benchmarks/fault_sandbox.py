@@ -62,7 +62,8 @@ PRELUDE = textwrap.dedent(
     import numpy as np
     from therapy_app.audio.clip import AudioClip
     from therapy_app.errors import TherapyAppError
-    from therapy_app.storage import AttemptRecord, SessionRepository, database
+    from therapy_app.domain.attempt_record import AttemptRecord
+    from therapy_app.storage import SessionRepository, database
     from therapy_app.storage.repository import DB_FILENAME
 
     DATA = Path(sys.argv[1])
@@ -74,9 +75,9 @@ PRELUDE = textwrap.dedent(
 
     def fill(n=3):
         with SessionRepository(DATA) as repo:
-            patient = repo.create_patient("Jeanne")
-            session = repo.start_session(patient.id, "repetition")
-            ids = [repo.add_attempt(AttemptRecord(session_id=session.id, kind="repetition",
+            patient = repo.patients.create("Jeanne")
+            session = repo.sessions.start(patient.id, "repetition")
+            ids = [repo.attempts.add(AttemptRecord(session_id=session.id, kind="repetition",
                    raw_transcript=f"essai {i}", target_text="essai"), clip(i)) for i in range(n)]
         return patient.id, session.id, ids
 
@@ -102,7 +103,7 @@ PRELUDE = textwrap.dedent(
             present = {r[0] for r in repo._db.execute("SELECT id FROM attempts")}
             orphans = sum(
                 Path(p).name.startswith(".") and p.endswith(".tmp")
-                for p in repo.orphan_recordings()
+                for p in repo.maintenance.orphan_recordings()
             )
         return len(set(expected_ids) - present), orphans
 

@@ -167,7 +167,7 @@ STORAGE_PROBES: dict[str, str] = {
         pid, sid, ids = fill(1)
         (DATA / "recordings").rename(DATA / "rec-moved"); (DATA / "recordings").write_text("x")
         with SessionRepository(DATA) as repo:
-            msg = french(lambda: repo.add_attempt(
+            msg = french(lambda: repo.attempts.add(
                 AttemptRecord(session_id=sid, kind="repetition"), clip()))
         report("dossier" in msg, message=msg)
     """,
@@ -209,7 +209,7 @@ STORAGE_PROBES: dict[str, str] = {
         pid, sid, ids = fill(3)
         sql("UPDATE attempts SET timings = '{cassé' WHERE id = ?", (ids[0],))
         with SessionRepository(DATA) as repo:
-            seen = repo.list_attempts(patient_id=pid); repo.session_history(pid)
+            seen = repo.attempts.all(patient_id=pid); repo.history.summaries(pid)
         lost, orphans = left_over(ids)
         report(len(seen) == 3 and seen[0].damaged, lost, orphans)
     """,
@@ -217,15 +217,15 @@ STORAGE_PROBES: dict[str, str] = {
         pid, sid, ids = fill(3)
         sql("UPDATE attempts SET created_at = 'hier' WHERE id = ?", (ids[0],))
         with SessionRepository(DATA) as repo:
-            seen = repo.list_attempts(patient_id=pid); history = repo.session_history(pid)
+            seen = repo.attempts.all(patient_id=pid); history = repo.history.summaries(pid)
         report(len(seen) == 2 and len(history) == 1)
     """,
     "bad date in one session": """
         pid, sid, ids = fill(3)
         sql("UPDATE sessions SET started_at = '31/02' WHERE id = ?", (sid,))
         with SessionRepository(DATA) as repo:
-            repo.session_history(pid); repo.progress(pid, "wer"); repo.list_sessions(pid)
-            rows = repo.export_rows(pid)
+            repo.history.summaries(pid); repo.history.progress(pid, "wer"); repo.sessions.all(pid)
+            rows = repo.history.export_rows(pid)
         report(len(rows) == 3)
     """,
     "database locked during a save": """
@@ -233,11 +233,12 @@ STORAGE_PROBES: dict[str, str] = {
         database.BUSY_TIMEOUT_MS = 300
         with SessionRepository(DATA) as repo:
             other = sqlite3.connect(DB, isolation_level=None); other.execute("BEGIN IMMEDIATE")
-            saved = repo.save_attempt(AttemptRecord(session_id=sid, kind="repetition",
+            saved = repo.queue.save_attempt(AttemptRecord(session_id=sid, kind="repetition",
                                       raw_transcript="pendant le verrou"), clip(9))
             other.execute("ROLLBACK"); other.close()
         with SessionRepository(DATA) as repo:
-            n = len(repo.list_attempts(session_id=sid)); orphans = len(repo.orphan_recordings())
+            n = len(repo.attempts.all(session_id=sid))
+            orphans = len(repo.maintenance.orphan_recordings())
         report(saved.queued and n == 2, 2 - n, orphans)
     """,
     "database locked at session start": """
@@ -256,7 +257,8 @@ STORAGE_PROBES: dict[str, str] = {
             other.execute("ROLLBACK"); other.close()
             store.close()
         with SessionRepository(DATA) as repo:
-            n = len(repo.list_attempts(patient_id=pid)); orphans = len(repo.orphan_recordings())
+            n = len(repo.attempts.all(patient_id=pid))
+            orphans = len(repo.maintenance.orphan_recordings())
         report(n == 3, 3 - n, orphans)
     """,
     "queue replayed at next start-up": """
@@ -264,27 +266,28 @@ STORAGE_PROBES: dict[str, str] = {
         database.BUSY_TIMEOUT_MS = 300
         repo = SessionRepository(DATA)
         other = sqlite3.connect(DB, isolation_level=None); other.execute("BEGIN IMMEDIATE")
-        repo.save_attempt(AttemptRecord(session_id=sid, kind="repetition"), clip(3))
+        repo.queue.save_attempt(AttemptRecord(session_id=sid, kind="repetition"), clip(3))
         other.execute("ROLLBACK"); other.close(); repo.close()
         with SessionRepository(DATA) as again:
-            n = len(again.list_attempts(session_id=sid)); orphans = len(again.orphan_recordings())
+            n = len(again.attempts.all(session_id=sid))
+            orphans = len(again.maintenance.orphan_recordings())
         report(n == 2, 2 - n, orphans)
     """,
     "second therapist account": """
         with SessionRepository(DATA) as repo:
-            repo.create_therapist("ortho", "bon mot de passe")
-            msg = french(lambda: repo.create_therapist("intrus", "autre mot de passe"))
+            repo.accounts.create("ortho", "bon mot de passe")
+            msg = french(lambda: repo.accounts.create("intrus", "autre mot de passe"))
         report("existe déjà" in msg, message=msg)
     """,
     "lockout of an unknown username": """
         from therapy_app.storage import AccountLockedError
         with SessionRepository(DATA) as repo:
-            repo.create_therapist("ortho", "bon mot de passe")
+            repo.accounts.create("ortho", "bon mot de passe")
             messages = []
             for name in ("ortho", "inconnu"):
                 try:
                     for _ in range(5):
-                        repo.verify_therapist(name, "mauvais")
+                        repo.accounts.verify(name, "mauvais")
                 except AccountLockedError as exc:
                     messages.append("".join(c for c in exc.french() if not c.isdigit()))
         report(len(messages) == 2 and messages[0] == messages[1], message=messages[-1])
@@ -307,15 +310,15 @@ STORAGE_PROBES: dict[str, str] = {
         def writer():
             w = SessionRepository(DATA)
             while not stop.is_set():
-                written.append(w.add_attempt(AttemptRecord(session_id=sid, kind="repetition"),
+                written.append(w.attempts.add(AttemptRecord(session_id=sid, kind="repetition"),
                                              clip(len(written))))
             w.close()
         t = threading.Thread(target=writer); t.start()
         info = create_backup(repo, DATA.parent); stop.set(); t.join(); repo.close()
         restore_backup(info.path, DATA.parent / "restored")
         with SessionRepository(DATA.parent / "restored") as r:
-            ok = all(r.verify_recording(a) for a in r.list_attempts(patient_id=pid))
-            n = len(r.list_attempts(patient_id=pid))
+            ok = all(r.attempts.verify_recording(a) for a in r.attempts.all(patient_id=pid))
+            n = len(r.attempts.all(patient_id=pid))
         lost, orphans = left_over(ids + written)
         report(ok and n == info.attempt_count, lost, orphans)
     """,
@@ -329,8 +332,8 @@ READ_ONLY = """
 
 VIEW_READ_ONLY = """
     with SessionRepository(DATA) as repo:
-        n = len(repo.list_attempts(patient_id=1))
-        msg = french(lambda: repo.create_patient("x"))
+        n = len(repo.attempts.all(patient_id=1))
+        msg = french(lambda: repo.patients.create("x"))
     report(repo.read_only and n == 2 and "lecture seule" in msg, message=repo.notices[0])
 """
 
@@ -338,22 +341,22 @@ DISK_FULL = """
     written = []
     msg = ""
     with SessionRepository(DATA) as repo:
-        patient = repo.create_patient("Jeanne")
-        session = repo.start_session(patient.id, "repetition")
+        patient = repo.patients.create("Jeanne")
+        session = repo.sessions.start(patient.id, "repetition")
         try:
             for i in range(200):
-                written.append(repo.add_attempt(
+                written.append(repo.attempts.add(
                     AttemptRecord(session_id=session.id, kind="repetition"), clip(i)))
         except TherapyAppError as exc:
             msg = exc.french()
-        assert repo.integrity_check() == ["ok"]
+        assert repo.maintenance.integrity_check() == ["ok"]
     lost, orphans = left_over(written)
     report("plein" in msg or "écrire" in msg, lost, orphans, msg)
 """
 
 START = """
     with SessionRepository(DATA) as repo:
-        repo.list_patients()
+        repo.patients.all()
     report(True)
 """
 
@@ -440,7 +443,7 @@ KILL_CHILD = PRELUDE + textwrap.dedent(
     repo = SessionRepository(DATA)
     i = 0
     while True:
-        attempt_id = repo.add_attempt(AttemptRecord(session_id=sid, kind="repetition",
+        attempt_id = repo.attempts.add(AttemptRecord(session_id=sid, kind="repetition",
                                       raw_transcript=f"essai {i}"), clip(i))
         print(attempt_id, flush=True)
         i += 1

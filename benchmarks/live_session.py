@@ -339,7 +339,7 @@ class LiveSession:
         self.events: list[tuple[float, PracticeEvent]] = []
         self.scheduler = ThreadScheduler()
         self.repository = SessionRepository(self.data_dir)
-        patient = self.repository.create_patient("Patient du banc d'essai").id
+        patient = self.repository.patients.create("Patient du banc d'essai").id
 
         def new_recorder() -> Recorder:
             recorder = Recorder()  # what assemble() makes: the default microphone
@@ -466,9 +466,9 @@ class LiveSession:
         session_id = self.controller.session_id
         if session_id is None:
             return None
-        for attempt in self.repository.list_attempts(session_id=session_id):
+        for attempt in self.repository.attempts.all(session_id=session_id):
             if attempt.id == attempt_id:
-                path = self.repository.recording_path(attempt)
+                path = self.repository.attempts.recording_path(attempt)
                 return read_wav(path) if path is not None and path.is_file() else None
         return None
 

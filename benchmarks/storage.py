@@ -1,4 +1,4 @@
-"""Storage benchmark: history query on 100,000 attempts and add_attempt latency.
+"""Storage benchmark: history query on 100,000 attempts and attempts.add latency.
 
 Usage: ``python benchmarks/storage.py [--attempts 100000] [--keep DIR]``. Prints a
 table and writes ``benchmarks/results/storage.json``. Targets: the history of one
@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from therapy_app.audio.clip import AudioClip  # noqa: E402
-from therapy_app.storage import AttemptRecord, Candidate, SessionRepository  # noqa: E402
+from therapy_app.domain.attempt_record import AttemptRecord, Candidate  # noqa: E402
+from therapy_app.storage import SessionRepository  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "storage.json"
 HISTORY_TARGET_S = 1.0
@@ -60,7 +61,7 @@ def populate(repo: SessionRepository, total: int, seed: int = 1) -> list[int]:
     """Fill the database through the public API, one outer transaction per session."""
     rng = random.Random(seed)
     kinds = ("free_speech", "repetition", "completion")
-    patients = [repo.create_patient(f"Patient {i:03d}").id for i in range(PATIENTS)]
+    patients = [repo.patients.create(f"Patient {i:03d}").id for i in range(PATIENTS)]
     start = datetime(2024, 1, 1, tzinfo=UTC)
     made = 0
     session_no = 0
@@ -68,10 +69,10 @@ def populate(repo: SessionRepository, total: int, seed: int = 1) -> list[int]:
         patient_id = patients[session_no % PATIENTS]
         kind = kinds[session_no % 3]
         at = start + timedelta(hours=6 * session_no)
-        session = repo.start_session(patient_id, kind)
+        session = repo.sessions.start(patient_id, kind)
         with repo.transaction("benchmark fill"):
             for j in range(min(ATTEMPTS_PER_SESSION, total - made)):
-                repo.add_attempt(_record(rng, session.id, kind, at + timedelta(seconds=30 * j)))
+                repo.attempts.add(_record(rng, session.id, kind, at + timedelta(seconds=30 * j)))
                 made += 1
         session_no += 1
     return patients
@@ -120,33 +121,33 @@ def run(total: int, workdir: Path) -> dict[str, Any]:
     with SessionRepository(data_dir) as repo:
         patient = patients[len(patients) // 2]
         t1 = time.perf_counter()
-        history = repo.session_history(patient)
+        history = repo.history.summaries(patient)
         results["history_first_call_s"] = time.perf_counter() - t1
         results["history_sessions"] = len(history)
         results["history_attempts"] = sum(h.attempt_count for h in history)
-        results["history"] = _timings(lambda: repo.session_history(patient), 20)
-        results["progress"] = _timings(lambda: repo.progress(patient, "accuracy"), 20)
+        results["history"] = _timings(lambda: repo.history.summaries(patient), 20)
+        results["progress"] = _timings(lambda: repo.history.progress(patient, "accuracy"), 20)
         results["list_attempts_patient"] = _timings(
-            lambda: repo.list_attempts(patient_id=patient), 5
+            lambda: repo.attempts.all(patient_id=patient), 5
         )
-        results["export_patient"] = _timings(lambda: repo.export_rows(patient), 5)
+        results["export_patient"] = _timings(lambda: repo.history.export_rows(patient), 5)
 
         rng = random.Random(7)
-        session = repo.start_session(patient, "repetition")
+        session = repo.sessions.start(patient, "repetition")
         results["add_attempt"] = _timings(
-            lambda: repo.add_attempt(_record(rng, session.id, "repetition", datetime.now(UTC))),
+            lambda: repo.attempts.add(_record(rng, session.id, "repetition", datetime.now(UTC))),
             100,
         )
         clip = AudioClip(
             (np.random.default_rng(0).standard_normal(48_000) * 0.1).astype(np.float32)
         )
         results["add_attempt_with_3s_recording"] = _timings(
-            lambda: repo.add_attempt(
+            lambda: repo.attempts.add(
                 _record(rng, session.id, "repetition", datetime.now(UTC)), clip
             ),
             100,
         )
-        results["integrity"] = repo.integrity_check()
+        results["integrity"] = repo.maintenance.integrity_check()
     results["history_query_plan"] = _query_plan(data_dir / "therapy_app.sqlite3", patient)
     results["history_target_s"] = HISTORY_TARGET_S
     results["history_within_target"] = results["history"]["max_s"] <= HISTORY_TARGET_S

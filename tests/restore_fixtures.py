@@ -26,21 +26,22 @@ _WRITER = textwrap.dedent(
     import sys
     import numpy as np
     from therapy_app.audio.clip import AudioClip
-    from therapy_app.storage import AttemptRecord, SessionRepository
+    from therapy_app.domain.attempt_record import AttemptRecord
+    from therapy_app.storage import SessionRepository
 
     data_dir, count = sys.argv[1], int(sys.argv[2])
     with SessionRepository(data_dir) as repo:
-        patients = repo.list_patients()
-        patient = patients[0] if patients else repo.create_patient("Jeanne Dupont")
-        session = repo.start_session(patient.id, "repetition")
-        done = len(repo.list_attempts(patient_id=patient.id))
+        patients = repo.patients.all()
+        patient = patients[0] if patients else repo.patients.create("Jeanne Dupont")
+        session = repo.sessions.start(patient.id, "repetition")
+        done = len(repo.attempts.all(patient_id=patient.id))
         for index in range(done, done + count):
             rng = np.random.default_rng(index)
             clip = AudioClip((rng.standard_normal(8000) * 0.1).astype(np.float32))
             record = AttemptRecord(
                 session_id=session.id, kind="repetition", raw_transcript=f"essai {index}"
             )
-            repo.add_attempt(record, clip)
+            repo.attempts.add(record, clip)
     """
 )
 
@@ -160,12 +161,12 @@ def fill(data_dir: Path, attempts: int, clock: Callable[[], Any] | None = None) 
     from therapy_app.storage import SessionRepository
 
     with SessionRepository(data_dir, clock=clock or FakeClock()) as repo:
-        patients = repo.list_patients()
-        patient = patients[0] if patients else repo.create_patient("Jeanne Dupont")
-        session = repo.start_session(patient.id, "repetition")
-        done = len(repo.list_attempts(patient_id=patient.id))
+        patients = repo.patients.all()
+        patient = patients[0] if patients else repo.patients.create("Jeanne Dupont")
+        session = repo.sessions.start(patient.id, "repetition")
+        done = len(repo.attempts.all(patient_id=patient.id))
         for index in range(done, done + attempts):
-            repo.add_attempt(
+            repo.attempts.add(
                 make_record(session.id, raw_transcript=f"essai {index}"), make_clip(seed=index)
             )
 

@@ -54,6 +54,7 @@ def main() -> int:  # noqa: PLR0915 - one walk through every screen, in order
     from PySide6.QtWidgets import QWidget
     from screen_clipping import problems
 
+    from therapy_app.domain.programs import Program, ProgramStep
     from therapy_app.gui.app import create_application
     from therapy_app.gui.main_window import MainWindow
     from therapy_app.gui.therapist.area import (
@@ -66,7 +67,6 @@ def main() -> int:  # noqa: PLR0915 - one walk through every screen, in order
     from therapy_app.practice.events import ExerciseKind, State
     from therapy_app.speech.services import SilentPlayer
     from therapy_app.storage import SessionRepository
-    from therapy_app.storage.programs import Program, ProgramStep
     from tools.demo_data import DEMO_PASSWORD, DEMO_USERNAME, DemoClock, seed_demo
 
     app = create_application([sys.argv[0]])
@@ -74,10 +74,10 @@ def main() -> int:  # noqa: PLR0915 - one walk through every screen, in order
     repository = SessionRepository(data, clock=clock)
     demo = seed_demo(repository, clock, with_account=False)
     clock.now = datetime.now(UTC)
-    patient = repository.create_patient(sys.argv[1])
-    newcomer = repository.create_patient("Paul Nouveau")  # no session: empty charts
+    patient = repository.patients.create(sys.argv[1])
+    newcomer = repository.patients.create("Paul Nouveau")  # no session: empty charts
     # The longest choices of every drop-down, and long sentences in the list.
-    repository.save_program(
+    repository.programs.save(
         Program(
             demo.patient.id,
             (
@@ -89,7 +89,7 @@ def main() -> int:  # noqa: PLR0915 - one walk through every screen, in order
         DEMO_USERNAME,
     )
     for text in ("Ma fille s'appelle Julie et elle habite à Marseille.", "le chameau"):
-        repository.add_custom_item(demo.patient.id, "sentence", text)
+        repository.programs.add_custom_item(demo.patient.id, "sentence", text)
     full = default_bank()
     bank = replace(full, items=tuple(i for i in full.items if i.word in NAMING_WORDS))
     spoken = SpokenClips()

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from therapy_app.audio.clip import AudioClip
-from therapy_app.storage import AttemptRecord, Candidate, SessionRepository, StepTimings
+from therapy_app.domain.attempt_record import AttemptRecord, Candidate, StepTimings
+from therapy_app.storage import SessionRepository
 
 T0 = datetime(2025, 3, 14, 9, 30, tzinfo=UTC)
 

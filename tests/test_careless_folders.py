@@ -107,7 +107,7 @@ def test_an_empty_folder_of_ours_and_an_older_versions_folder_are_made_private(
 
 def test_backup_beside_a_folder_of_someone_else_does_not_change_it(tmp_path: Path) -> None:
     with SessionRepository(tmp_path / "donnees") as repository:
-        repository.create_patient("Jeanne")
+        repository.patients.create("Jeanne")
     usb = tmp_path / "cle-usb"
     usb.mkdir()
     usb.chmod(0o1777)
@@ -125,7 +125,7 @@ def test_a_database_file_that_is_a_link_is_refused(tmp_path: Path, dangling: boo
     target = elsewhere / "base.sqlite3"
     if not dangling:
         with SessionRepository(elsewhere, db_path=target) as repository:
-            repository.create_patient("Jeanne")
+            repository.patients.create("Jeanne")
     before = sorted(p.name for p in elsewhere.iterdir())
     (data / DB_FILENAME).symlink_to(target)
     result = run_cli("backup", "--status", data_dir=data)
@@ -158,14 +158,14 @@ def test_doctor_creates_nothing_in_the_home_folder(tmp_path: Path) -> None:
 
 def test_the_names_the_data_folder_check_knows_are_the_storage_modules_names() -> None:
     from therapy_app import paths
-    from therapy_app.storage import backup, pending, recordings, restore, startup_lock
+    from therapy_app.storage import backup, pending, recording_files, restore, startup_lock
     from therapy_app.voice.model import VOICE_FOLDER
 
     own = [
         DB_FILENAME,
         startup_lock.lock_path(Path(DB_FILENAME)).name,
         f"{DB_FILENAME}-wal",
-        recordings.RECORDINGS_DIR,
+        recording_files.RECORDINGS_DIR,
         pending.PENDING_DIR,
         VOICE_FOLDER,
         f"{backup.ASIDE_PREFIX}2025-03-14-093000",

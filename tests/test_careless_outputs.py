@@ -29,7 +29,7 @@ def data_dir(tmp_path: Path) -> Path:
     """A data folder holding a real database with one patient."""
     folder = tmp_path / "donnees"
     with SessionRepository(folder) as repository:
-        repository.create_patient("Jeanne")
+        repository.patients.create("Jeanne")
     return folder
 
 
@@ -40,7 +40,7 @@ def test_speak_refuses_to_write_over_the_live_database(data_dir: Path) -> None:
     assert_one_french_error(result, "dossier des données")
     assert digest(database) == before
     with SessionRepository(data_dir) as repository:  # still the app's database
-        assert [p.display_name for p in repository.list_patients()] == ["Jeanne"]
+        assert [p.display_name for p in repository.patients.all()] == ["Jeanne"]
 
 
 def test_speak_refuses_a_link_that_leads_into_the_data_folder(

@@ -80,7 +80,7 @@ def test_session_files_have_clan_headers(
         ]
         assert re.fullmatch(r"\d\d-[A-Z]{3}-\d{4}", chat.header("Date")[0])
         assert chat.header("Media") == [f"{path.stem}, audio"]
-        attempts = therapist_repo.list_attempts(session_id=session_id)
+        attempts = therapist_repo.attempts.all(session_id=session_id)
         assert len(chat.utterances) == len(attempts)
         for (speaker, text), attempt in zip(chat.utterances, attempts, strict=True):
             assert speaker == "PAR"
@@ -101,7 +101,7 @@ def test_comments_hold_target_and_correction(
     therapist_repo: SessionRepository, seeded_history: SeededHistory, tmp_path: Path
 ) -> None:
     first = seeded_history.attempt_ids[0]
-    therapist_repo.edit_transcript(first, "transcript", "le chat dort canapé", "claire")
+    therapist_repo.attempts.edit_transcript(first, "transcript", "le chat dort canapé", "claire")
     paths = export_patient_chat(
         therapist_repo, seeded_history.patient.id, tmp_path, with_media=False
     )

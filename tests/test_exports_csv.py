@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from therapy_app.audio.wavio import read_wav
+from therapy_app.domain.attempt_record import AttemptRecord
 from therapy_app.exports import CSV_HEADERS, export_attempts_csv
 from therapy_app.exports.csv_export import escape_formula, format_cell
-from therapy_app.storage import EXPORT_COLUMNS, AttemptRecord, SessionRepository
+from therapy_app.storage import EXPORT_COLUMNS, SessionRepository
 
 if TYPE_CHECKING:
     from therapist_fixtures import SeededHistory
@@ -32,7 +33,7 @@ def test_patient_export_parses_back(
     path = tmp_path / "essais.csv"
     count = export_attempts_csv(therapist_repo, path, seeded_history.patient.id)
     rows = _read(path)
-    expected = therapist_repo.export_rows(seeded_history.patient.id)
+    expected = therapist_repo.history.export_rows(seeded_history.patient.id)
     assert count == len(rows) == len(expected) == len(seeded_history.attempt_ids)
     assert list(rows[0]) == list(CSV_HEADERS.values())
     assert b"\r\n" in path.read_bytes()
@@ -55,7 +56,7 @@ def test_export_of_everyone_and_quoting(
     therapist_repo: SessionRepository, seeded_history: SeededHistory, tmp_path: Path
 ) -> None:
     first = seeded_history.attempt_ids[0]
-    therapist_repo.edit_transcript(first, "transcript", 'le chat; dort "bien"', "claire")
+    therapist_repo.attempts.edit_transcript(first, "transcript", 'le chat; dort "bien"', "claire")
     path = tmp_path / "tous.csv"
     export_attempts_csv(therapist_repo, path)
     rows = _read(path)
@@ -97,9 +98,9 @@ def test_cells_a_spreadsheet_would_evaluate_are_escaped(
     clip = read_wav(speech_dir / "word_01.wav")
     expected: dict[int, str] = {}
     for text in _HOSTILE:
-        patient = therapist_repo.create_patient(f"{text}x")
-        session = therapist_repo.start_session(patient.id, "repetition")
-        attempt = therapist_repo.add_attempt(
+        patient = therapist_repo.patients.create(f"{text}x")
+        session = therapist_repo.sessions.start(patient.id, "repetition")
+        attempt = therapist_repo.attempts.add(
             AttemptRecord(
                 session_id=session.id,
                 kind="repetition",

@@ -21,36 +21,38 @@ from therapy_app.exports.custom_lists import (
 from therapy_app.phrases.book import patient_book
 from therapy_app.phrases.model import Gender, ScriptTurn, Speaker
 from therapy_app.storage import SessionRepository
-from therapy_app.storage.phrase_store import PhraseStore
-from therapy_app.storage.script_store import ScriptStore
 
 
 def test_round_trip_between_two_computers_never_overwrites(tmp_path: Path) -> None:
     with SessionRepository(tmp_path / "first", clock=FakeClock()) as first:
-        jeanne = first.create_patient("Jeanne")
-        first.add_custom_item(jeanne.id, "sentence", "Ma fille s'appelle Julie.", "famille")
-        first.add_custom_item(jeanne.id, "word", "couscous", "repas")
-        first.add_custom_item(jeanne.id, "word", "Médor", "famille", picture="chien")
+        jeanne = first.patients.create("Jeanne")
+        first.programs.add_custom_item(
+            jeanne.id, "sentence", "Ma fille s'appelle Julie.", "famille"
+        )
+        first.programs.add_custom_item(jeanne.id, "word", "couscous", "repas")
+        first.programs.add_custom_item(jeanne.id, "word", "Médor", "famille", picture="chien")
         file = tmp_path / "liste.json"
-        assert write_custom_list(file, first.custom_items(jeanne.id), T0) == 3
+        assert write_custom_list(file, first.programs.custom_items(jeanne.id), T0) == 3
     data = json.loads(file.read_text(encoding="utf-8"))
     assert data["version"] == 1 and "Jeanne" not in file.read_text(encoding="utf-8")
 
     with SessionRepository(tmp_path / "second", clock=FakeClock()) as second:
-        patient = second.create_patient("Jeanne D.")
+        patient = second.patients.create("Jeanne D.")
         # Already there with another theme: kept as it is, not replaced.
-        second.add_custom_item(patient.id, "word", "Couscous", "plats")
+        second.programs.add_custom_item(patient.id, "word", "Couscous", "plats")
         imported = read_custom_list(file)
-        added, skipped = second.import_custom_items(
+        added, skipped = second.programs.import_custom_items(
             patient.id, [(i.kind, i.text, i.category, i.picture) for i in imported], "claire"
         )
         assert (added, skipped) == (2, 1)
-        assert [(i.text, i.category, i.picture) for i in second.custom_items(patient.id)] == [
+        assert [
+            (i.text, i.category, i.picture) for i in second.programs.custom_items(patient.id)
+        ] == [
             ("Couscous", "plats", ""),
             ("Ma fille s'appelle Julie.", "famille", ""),
             ("Médor", "famille", "chien"),  # the chosen picture travels with the word
         ]
-        assert second.patient_changes(patient.id)[-1].action == "import"
+        assert second.patients.changes(patient.id)[-1].action == "import"
 
 
 BAKERY = (
@@ -64,28 +66,28 @@ BAKERY = (
 def test_scripts_and_removals_move_to_another_computer(tmp_path: Path) -> None:
     file = tmp_path / "liste.json"
     with SessionRepository(tmp_path / "first", clock=FakeClock()) as first:
-        jeanne = first.create_patient("Jeanne").id
-        first.add_custom_item(jeanne, "sentence", "Je suis allé(e) au marché.")
-        first.add_custom_item(jeanne, "sentence", "Il fait beau.")
-        scripts = ScriptStore(first)
+        jeanne = first.patients.create("Jeanne").id
+        first.programs.add_custom_item(jeanne, "sentence", "Je suis allé(e) au marché.")
+        first.programs.add_custom_item(jeanne, "sentence", "Il fait beau.")
+        scripts = first.scripts
         scripts.save(jeanne, "À la boulangerie", BAKERY)
         archived = scripts.save(jeanne, "Ancien", BAKERY[:2])
         scripts.archive(archived)  # archived: not exported
-        PhraseStore(first).remove(jeanne, "Il fait beau.", "claire")
+        first.phrases.remove(jeanne, "Il fait beau.", "claire")
         assert export_patient_lists(first, jeanne, file) == (2, 1)
     data = json.loads(file.read_text(encoding="utf-8"))
     assert data["version"] == 2 and "Jeanne" not in file.read_text(encoding="utf-8")
     assert data["phrase_removals"] == ["Il fait beau."]
 
     with SessionRepository(tmp_path / "second", clock=FakeClock()) as second:
-        patient = second.create_patient("Jeanne D.").id
-        PhraseStore(second).set_gender(patient, Gender.FEMININE, "claire")
+        patient = second.patients.create("Jeanne D.").id
+        second.phrases.set_gender(patient, Gender.FEMININE, "claire")
         content = read_list_file(file)
         assert [s.title for s in content.scripts] == ["À la boulangerie"]
         assert import_patient_lists(second, patient, content, "claire") == ImportCounts(
             added=2, skipped=0, scripts_added=1, scripts_skipped=0, removals_added=1
         )
-        [script] = ScriptStore(second).scripts(patient)
+        [script] = second.scripts.all(patient)
         assert (script.title, script.turns) == ("À la boulangerie", BAKERY)
         assert [p.text for p in patient_book(second, patient).phrases] == [
             "Je suis allée au marché.",
@@ -96,14 +98,14 @@ def test_scripts_and_removals_move_to_another_computer(tmp_path: Path) -> None:
         assert import_patient_lists(second, patient, content, "claire") == ImportCounts(
             added=0, skipped=2, scripts_added=0, scripts_skipped=1, removals_added=0
         )
-        assert len(ScriptStore(second).scripts(patient)) == 1
+        assert len(second.scripts.all(patient)) == 1
 
 
 def test_a_list_without_scripts_stays_readable_by_older_versions(tmp_path: Path) -> None:
     file = tmp_path / "liste.json"
     with SessionRepository(tmp_path / "first", clock=FakeClock()) as first:
-        jeanne = first.create_patient("Jeanne").id
-        first.add_custom_item(jeanne, "word", "couscous")
+        jeanne = first.patients.create("Jeanne").id
+        first.programs.add_custom_item(jeanne, "word", "couscous")
         assert export_patient_lists(first, jeanne, file) == (1, 0)
     data = json.loads(file.read_text(encoding="utf-8"))
     assert data["version"] == 1 and set(data) == {"format", "version", "exported_at", "items"}
@@ -122,7 +124,7 @@ def test_a_version_1_file_is_read_as_before(tmp_path: Path) -> None:
     assert [i.text for i in content.items] == ["Ma fille s'appelle Julie."]
     assert content.scripts == [] and content.removals == []
     with SessionRepository(tmp_path / "db", clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne").id
+        patient = repo.patients.create("Jeanne").id
         counts = import_patient_lists(repo, patient, content, "claire")
         assert counts == ImportCounts(added=1, skipped=0)
 
@@ -161,13 +163,13 @@ def test_a_failed_import_adds_nothing(tmp_path: Path) -> None:
     }
     content = read_list_file(_write(tmp_path, data))
     with SessionRepository(tmp_path / "db", clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne").id
+        patient = repo.patients.create("Jeanne").id
         with repo.transaction("test"), repo.connection("test") as db:
             db.execute("CREATE TRIGGER refuse BEFORE INSERT ON phrase_removals"
                        " BEGIN SELECT RAISE(ABORT, 'refused'); END")  # fmt: skip
         with pytest.raises(sqlite3.IntegrityError):
             import_patient_lists(repo, patient, content, "claire")
-        assert repo.custom_items(patient) == [] and ScriptStore(repo).scripts(patient) == []
+        assert repo.programs.custom_items(patient) == [] and repo.scripts.all(patient) == []
 
 
 def _write(tmp_path: Path, content: object) -> Path:

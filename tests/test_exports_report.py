@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def test_period_is_inclusive_and_filters_everything(
     therapist_repo: SessionRepository, seeded_history: SeededHistory
 ) -> None:
-    sessions = therapist_repo.list_sessions(seeded_history.patient.id)
+    sessions = therapist_repo.sessions.all(seeded_history.patient.id)
     first_day = sessions[0].started_at.astimezone().date()
     last_day = sessions[-1].started_at.astimezone().date()
     full = build_report_data(therapist_repo, seeded_history.patient.id, first_day, last_day)

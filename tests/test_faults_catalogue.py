@@ -21,7 +21,8 @@ from benchmarks.fault_probes import CORRECTOR
 from benchmarks.fault_results import Result, judge, markdown, totals
 from benchmarks.fault_sandbox import Outcome, Runner, network_calls, writes_outside
 from therapy_app.audio.clip import AudioClip
-from therapy_app.storage import AttemptRecord, SessionRepository
+from therapy_app.domain.attempt_record import AttemptRecord
+from therapy_app.storage import SessionRepository
 from therapy_app.storage.backup import create_backup
 
 
@@ -83,9 +84,9 @@ def test_generated_custom_lists(tmp_path: Path) -> None:
 def reference_backup(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("reference")
     with SessionRepository(folder / "data") as repo:
-        session = repo.start_session(repo.create_patient("Jeanne").id, "repetition")
+        session = repo.sessions.start(repo.patients.create("Jeanne").id, "repetition")
         silence = AudioClip(np.zeros(1600, dtype=np.float32))
-        repo.add_attempt(AttemptRecord(session_id=session.id, kind="repetition"), silence)
+        repo.attempts.add(AttemptRecord(session_id=session.id, kind="repetition"), silence)
         return create_backup(repo, folder / "reference.therapy-backup").path
 
 

@@ -8,6 +8,7 @@ import pytest
 from practice_fixtures import SpokenClips, make_services
 
 from therapy_app.correction.diff import RESTORED
+from therapy_app.domain.attempt_record import AttemptRecord, Candidate
 from therapy_app.phrases.model import Gender
 from therapy_app.practice import free_speech
 from therapy_app.practice.controller import PracticeController
@@ -15,8 +16,7 @@ from therapy_app.practice.events import Corrected, ErrorOccurred, ExerciseKind, 
 from therapy_app.practice.scheduling import InlineScheduler
 from therapy_app.speech import chain
 from therapy_app.speech.services import SilentPlayer
-from therapy_app.storage import AttemptRecord, Candidate, SessionRepository
-from therapy_app.storage.phrase_store import PhraseStore
+from therapy_app.storage import SessionRepository
 
 pytest_plugins = ("gui_fixtures",)
 
@@ -33,17 +33,17 @@ def repository():
 
 def _jeanne(repository: SessionRepository) -> int:
     """A patient whose therapist wrote her sentences; the profile says she is a woman."""
-    jeanne = repository.create_patient("Jeanne Martin")
+    jeanne = repository.patients.create("Jeanne Martin")
     for text in (BAKERY, "Je voudrais un café.", "J'ai mal au dos."):
-        repository.add_custom_item(jeanne.id, "sentence", text)
-    PhraseStore(repository).set_gender(jeanne.id, Gender.FEMININE, "test")
+        repository.programs.add_custom_item(jeanne.id, "sentence", text)
+    repository.phrases.set_gender(jeanne.id, Gender.FEMININE, "test")
     return jeanne.id
 
 
 # ----- storage --------------------------------------------------------------------------
 def test_a_proposal_source_is_stored_and_old_rows_read_as_corrector(repository):
-    patient = repository.create_patient("Paul")
-    session = repository.start_session(patient.id, "free_speech")
+    patient = repository.patients.create("Paul")
+    session = repository.sessions.start(patient.id, "free_speech")
     record = AttemptRecord(
         session_id=session.id,
         kind="free_speech",
@@ -53,20 +53,20 @@ def test_a_proposal_source_is_stored_and_old_rows_read_as_corrector(repository):
             Candidate("Moi, un café.", -0.4),
         ],
     )
-    new = repository.add_attempt(record)
-    stored = repository.get_attempt(new).record.correction_alternatives
+    new = repository.attempts.add(record)
+    stored = repository.attempts.get(new).record.correction_alternatives
     assert [(c.text, c.source) for c in stored] == [
         ("Je voudrais un café.", "phrase"),
         ("Moi, un café.", "corrector"),
     ]
     # A row written before issue 27 has no source: its proposals were the corrector's.
-    old = repository.add_attempt(record)
+    old = repository.attempts.add(record)
     with repository.connection("test") as db:
         db.execute(
             "UPDATE attempts SET correction_alternatives = ? WHERE id = ?",
             [json.dumps([{"text": "Moi, un café.", "score": -0.4}]), old],
         )
-    assert repository.get_attempt(old).record.correction_alternatives == [
+    assert repository.attempts.get(old).record.correction_alternatives == [
         Candidate("Moi, un café.", -0.4, "corrector")
     ]
 
@@ -96,7 +96,7 @@ def test_free_speech_proposes_the_patients_sentence_first_and_stores_its_source(
     assert controller.item is not None and controller.item.target == AGREED
     controller.end()
     assert not [e for e in events if isinstance(e, ErrorOccurred)]
-    (utterance,) = repository.list_attempts(session_id=controller.session_id)
+    (utterance,) = repository.attempts.all(session_id=controller.session_id)
     assert utterance.record.chosen_sentence == AGREED
     sources = [c.source for c in utterance.record.correction_alternatives]
     assert sources[0] == "phrase" and set(sources[1:]) <= {"corrector"}
@@ -173,8 +173,8 @@ def test_the_therapist_sees_where_each_proposal_came_from(
 
     from therapy_app.audio.wavio import read_wav
 
-    session = therapist_repo.start_session(seeded_history.patient.id, "free_speech")
-    attempt_id = therapist_repo.add_attempt(
+    session = therapist_repo.sessions.start(seeded_history.patient.id, "free_speech")
+    attempt_id = therapist_repo.attempts.add(
         AttemptRecord(
             session_id=session.id,
             kind="free_speech",
@@ -199,7 +199,7 @@ def test_the_therapist_sees_where_each_proposal_came_from(
 def test_a_sentence_chosen_in_free_speech_joins_the_book_of_the_same_session(repository):
     spoken = SpokenClips()
     services = make_services(spoken, SilentPlayer())
-    patient_id = repository.create_patient("Paul Durand").id  # no sentence of his own yet
+    patient_id = repository.patients.create("Paul Durand").id  # no sentence of his own yet
     controller = PracticeController(
         ExerciseKind.FREE_SPEECH, services, repository, patient_id, InlineScheduler()
     )

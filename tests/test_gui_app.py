@@ -31,7 +31,7 @@ def test_first_run_creates_the_profile_with_the_keyboard(
     driver.qtbot.keyClicks(form.name, "Marcel")
     driver.key(Qt.Key.Key_Return)
     driver.wait_screen("chooser")
-    assert [p.display_name for p in gui_repository.list_patients()] == ["Marcel"]
+    assert [p.display_name for p in gui_repository.patients.all()] == ["Marcel"]
     assert "Bonjour Marcel" in window.chooser.greeting.text()
     assert window.patient_name.text() == "Marcel"
 
@@ -39,8 +39,8 @@ def test_first_run_creates_the_profile_with_the_keyboard(
 def test_several_profiles_are_listed_and_picked_with_the_keyboard(
     open_window, gui_repository, offline_steps
 ):
-    gui_repository.create_patient("Jeanne Martin")
-    gui_repository.create_patient("Paul Durand")
+    gui_repository.patients.create("Jeanne Martin")
+    gui_repository.patients.create("Paul Durand")
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.qtbot.waitUntil(lambda: len(window.profiles.buttons) == 2, timeout=5000)
@@ -71,7 +71,7 @@ def test_a_damaged_corrector_is_noticed_in_french_and_the_app_goes_on(
     # The real corrector step (the one `therapy-app loop` runs too).
     steps = [s for s in engines if s.key != "corrector"]
     steps += [s for s in LOAD_STEPS if s.key == "corrector"]
-    gui_repository.create_patient("Jeanne Martin")
+    gui_repository.patients.create("Jeanne Martin")
     driver = open_window(steps=steps)
     driver.wait_ready()
     window = driver.window
@@ -88,7 +88,7 @@ def test_a_damaged_corrector_is_noticed_in_french_and_the_app_goes_on(
 @pytest.mark.slow
 def test_missing_models_are_explained_in_french(open_window, gui_repository, tmp_path, monkeypatch):
     monkeypatch.setenv("THERAPY_APP_MODELS_DIR", str(tmp_path / "no-models"))
-    gui_repository.create_patient("Jeanne Martin")
+    gui_repository.patients.create("Jeanne Martin")
     driver = open_window(steps=list(LOAD_STEPS))  # the real loaders
     window = driver.window
     driver.qtbot.waitUntil(lambda: window.loader.error is not None, timeout=60_000)
@@ -108,7 +108,7 @@ def test_missing_models_are_explained_in_french(open_window, gui_repository, tmp
 
 @pytest.mark.slow
 def test_a_missing_microphone_is_explained_in_french(open_window, gui_repository):
-    gui_repository.create_patient("Jeanne Martin")
+    gui_repository.patients.create("Jeanne Martin")
 
     def no_microphone() -> Recorder:
         # The real sounddevice source, asked for a device that does not exist.
@@ -133,7 +133,7 @@ def test_a_missing_microphone_is_explained_in_french(open_window, gui_repository
 
 
 def test_therapist_button_opens_the_area_and_comes_back(open_window, gui_repository, offline_steps):
-    gui_repository.create_patient("Jeanne Martin")
+    gui_repository.patients.create("Jeanne Martin")
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.wait_screen("chooser")
@@ -157,7 +157,7 @@ def test_therapist_area_missing_says_soon_available(
         return real_import(name, *args)
 
     monkeypatch.setattr(importlib, "import_module", without_area)
-    gui_repository.create_patient("Jeanne Martin")
+    gui_repository.patients.create("Jeanne Martin")
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.wait_screen("chooser")
@@ -208,37 +208,39 @@ def test_attempts_queued_behind_a_lock_are_written_by_the_retry_timer(
     from therapy_app.storage import database
 
     monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 300)
-    patient = gui_repository.create_patient("Jeanne Martin")
-    session = gui_repository.start_session(patient.id, "repetition")
+    patient = gui_repository.patients.create("Jeanne Martin")
+    session = gui_repository.sessions.start(patient.id, "repetition")
     other_program = sqlite3.connect(gui_repository.db_path, isolation_level=None)
     other_program.execute("BEGIN IMMEDIATE")
-    saved = gui_repository.save_attempt(make_record(session.id, raw_transcript="chat"), make_clip())
-    assert saved.queued and gui_repository.queued_attempt_count() == 1
+    saved = gui_repository.queue.save_attempt(
+        make_record(session.id, raw_transcript="chat"), make_clip()
+    )
+    assert saved.queued and gui_repository.queue.queued_attempt_count() == 1
     other_program.execute("ROLLBACK")
     other_program.close()
 
     driver = open_window(steps=offline_steps)
     assert driver.window._retry.interval() == main_window.QUEUE_RETRY_MS
     driver.window.retry_pending()  # what the timer does every minute
-    driver.qtbot.waitUntil(lambda: gui_repository.queued_attempt_count() == 0, timeout=10_000)
-    [attempt] = gui_repository.list_attempts(session_id=session.id)
-    assert attempt.transcript == "chat" and gui_repository.verify_recording(attempt)
+    driver.qtbot.waitUntil(lambda: gui_repository.queue.queued_attempt_count() == 0, timeout=10_000)
+    [attempt] = gui_repository.attempts.all(session_id=session.id)
+    assert attempt.transcript == "chat" and gui_repository.attempts.verify_recording(attempt)
 
 
 def test_escape_in_the_therapist_area_goes_back_as_its_header_says(
     open_window, gui_repository, offline_steps, speech_dir
 ):
     from therapy_app.audio.wavio import read_wav
-    from therapy_app.storage import AttemptRecord
+    from therapy_app.domain.attempt_record import AttemptRecord
 
-    patient = gui_repository.create_patient("Jeanne Martin")
-    gui_repository.create_therapist("claire", "orthophonie-2025")
-    session = gui_repository.start_session(patient.id, "repetition")
-    attempt_id = gui_repository.add_attempt(
+    patient = gui_repository.patients.create("Jeanne Martin")
+    gui_repository.accounts.create("claire", "orthophonie-2025")
+    session = gui_repository.sessions.start(patient.id, "repetition")
+    attempt_id = gui_repository.attempts.add(
         AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"),
         read_wav(speech_dir / "word_01.wav"),
     )
-    gui_repository.end_session(session.id)
+    gui_repository.sessions.end(session.id)
     driver = open_window(steps=offline_steps)
     window, qtbot = driver.window, driver.qtbot
     driver.wait_screen("chooser")

@@ -33,7 +33,7 @@ ENTER = {Qt.Key.Key_Return, Qt.Key.Key_Enter}
 @pytest.fixture
 def patient(gui_repository):
     """One patient: the profile picker is skipped."""
-    return gui_repository.create_patient("Jeanne Martin")
+    return gui_repository.patients.create("Jeanne Martin")
 
 
 def _shortcut_keys(screen) -> set[Qt.Key]:  # noqa: ANN001

@@ -29,13 +29,13 @@ TIMEOUT_MS = 60_000
 @pytest.fixture
 def patient(gui_repository):
     """One patient: the profile picker is skipped."""
-    return gui_repository.create_patient("Jeanne Martin")
+    return gui_repository.patients.create("Jeanne Martin")
 
 
 def test_repetition_chosen_outside_the_program_starts_with_the_patients_sentences(
     open_window, patient, gui_repository
 ):
-    gui_repository.add_custom_item(patient.id, "sentence", FAMILY, "famille")
+    gui_repository.programs.add_custom_item(patient.id, "sentence", FAMILY, "famille")
     driver = open_window()
     driver.wait_screen("chooser")
     driver.wait_ready()

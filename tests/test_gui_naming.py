@@ -32,7 +32,7 @@ def _bank() -> NamingBank:
 
 @pytest.fixture
 def patient(gui_repository):
-    return gui_repository.create_patient("Jeanne Martin")
+    return gui_repository.patients.create("Jeanne Martin")
 
 
 def _say(driver, speech_queue, text: str) -> None:
@@ -99,10 +99,10 @@ def test_naming_right_at_once_then_cues_up_to_the_model_by_keyboard(
     feedback = _answer(driver, speech_queue, second.indefinite, 6)
     assert feedback.success and feedback.item_finished
     driver.qtbot.waitUntil(
-        lambda: len(gui_repository.list_attempts(session_id=screen.controller.session_id)) == 6,
+        lambda: len(gui_repository.attempts.all(session_id=screen.controller.session_id)) == 6,
         timeout=20_000,
     )
-    stored = gui_repository.list_attempts(session_id=screen.controller.session_id)
+    stored = gui_repository.attempts.all(session_id=screen.controller.session_id)
     assert [(a.record.cue_level, a.success) for a in stored] == [
         (0, True),
         (0, False),

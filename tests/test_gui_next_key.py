@@ -29,7 +29,7 @@ def silent_player() -> HeldSpeaker:
 @pytest.fixture
 def patient(gui_repository):
     """One patient: the profile picker is skipped."""
-    return gui_repository.create_patient("Jeanne Martin")
+    return gui_repository.patients.create("Jeanne Martin")
 
 
 def test_s_while_the_sentence_is_said_shows_the_next_one_and_scores_against_it(
@@ -85,7 +85,7 @@ def test_suivant_on_vouliez_vous_dire_takes_none_of_the_sentences(
     assert not driver.of_type(ItemPresented)  # no sentence taken
     assert not screen.choices and screen.invitation.isVisible()
     saved = driver.of_type(AttemptSaved)[-1]
-    stored = gui_repository.get_attempt(saved.attempt_id)
+    stored = gui_repository.attempts.get(saved.attempt_id)
     assert stored.record.chosen_sentence is None  # kept, without an invented choice
 
     # "Suivant" (the button) does the same.

@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QLabel, QWidget  # noqa: E402
 from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in  # noqa: E402
 
 from therapy_app.audio.wavio import read_wav  # noqa: E402
-from therapy_app.storage import AttemptRecord, SessionRepository  # noqa: E402
+from therapy_app.domain.attempt_record import AttemptRecord  # noqa: E402
+from therapy_app.storage import SessionRepository  # noqa: E402
 
 pytest_plugins = ("gui_fixtures",)
 pytestmark = pytest.mark.gui
@@ -38,7 +39,7 @@ def _not_plain(labels: list[QLabel]) -> list[str]:
 def test_patient_name_is_plain_text_on_the_patient_screens(
     open_window, gui_repository, offline_steps
 ):
-    gui_repository.create_patient(HOSTILE_NAME)
+    gui_repository.patients.create(HOSTILE_NAME)
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.qtbot.waitUntil(lambda: len(window.profiles.buttons) == 1, timeout=5000)
@@ -55,9 +56,9 @@ def test_patient_name_is_plain_text_on_the_patient_screens(
 def test_patient_name_and_transcripts_are_plain_text_in_the_therapist_area(
     qtbot, therapist_repo: SessionRepository, seeded_history, therapist_area, speech_dir: Path
 ):
-    patient = therapist_repo.create_patient(HOSTILE_NAME)
-    session = therapist_repo.start_session(patient.id, "repetition")
-    attempt_id = therapist_repo.add_attempt(
+    patient = therapist_repo.patients.create(HOSTILE_NAME)
+    session = therapist_repo.sessions.start(patient.id, "repetition")
+    attempt_id = therapist_repo.attempts.add(
         AttemptRecord(
             session_id=session.id,
             kind="repetition",

@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.gui, pytest.mark.slow]
 @pytest.fixture
 def patient(gui_repository):
     """One patient: the profile picker is skipped."""
-    return gui_repository.create_patient("Jeanne Martin")
+    return gui_repository.patients.create("Jeanne Martin")
 
 
 def _ready_at_chooser(open_window):
@@ -93,12 +93,12 @@ def test_repetition_miss_gives_a_cue_then_success_all_by_keyboard(
     driver.key(Qt.Key.Key_Escape)  # back to the chooser
     driver.wait_screen("chooser")
 
-    attempts = gui_repository.list_attempts(session_id=session_id)
+    attempts = gui_repository.attempts.all(session_id=session_id)
     assert [(a.success, a.record.cue_level) for a in attempts] == [(False, 0), (True, 1)]
     assert attempts[1].record.target_text == "Bonjour."
-    assert all(gui_repository.verify_recording(a) for a in attempts)
+    assert all(gui_repository.attempts.verify_recording(a) for a in attempts)
     driver.qtbot.waitUntil(
-        lambda: gui_repository.get_session(session_id).ended_at is not None, timeout=10_000
+        lambda: gui_repository.sessions.get(session_id).ended_at is not None, timeout=10_000
     )
 
 
@@ -142,14 +142,14 @@ def test_free_speech_loop_by_keyboard(open_window, patient, speech_queue, gui_re
     assert screen.invitation.isVisible() and not screen.choices
 
     driver.qtbot.waitUntil(
-        lambda: len(gui_repository.list_attempts(session_id=session_id)) == 2, timeout=10_000
+        lambda: len(gui_repository.attempts.all(session_id=session_id)) == 2, timeout=10_000
     )
-    utterance, repetition = gui_repository.list_attempts(session_id=session_id)
+    utterance, repetition = gui_repository.attempts.all(session_id=session_id)
     assert utterance.record.kind == "free_speech" and utterance.record.chosen_sentence == chosen
     assert "boulangerie" in utterance.record.raw_transcript.lower()
     assert utterance.success is None  # the verdict is the repetition's
     assert repetition.record.kind == "repetition" and repetition.record.target_text == chosen
-    assert repetition.success is True and gui_repository.verify_recording(repetition)
+    assert repetition.success is True and gui_repository.attempts.verify_recording(repetition)
 
 
 def test_a_new_utterance_is_recorded_straight_from_the_proposals(
@@ -172,7 +172,7 @@ def test_a_new_utterance_is_recorded_straight_from_the_proposals(
     # Straight to the microphone (no IDLE passed through), the proposals cleared.
     assert seen[0] == (State.RECORDING, True, 0)
     assert State.IDLE not in [state for state, _, _ in seen]
-    first = gui_repository.get_attempt(driver.of_type(AttemptSaved)[0].attempt_id)
+    first = gui_repository.attempts.get(driver.of_type(AttemptSaved)[0].attempt_id)
     assert first.record.chosen_sentence is None  # the first utterance kept, no choice invented
     assert "boulangerie" in first.record.raw_transcript.lower()
     assert screen.choices and not screen.invitation.isVisible()
@@ -197,13 +197,13 @@ def test_completion_item(open_window, patient, speech_queue, gui_repository):
         driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.FEEDBACK)
     assert driver.of_type(Feedback)[-1].success
-    attempts = gui_repository.list_attempts(session_id=controller.session_id)
+    attempts = gui_repository.attempts.all(session_id=controller.session_id)
     assert attempts[-1].record.kind == ExerciseKind.COMPLETION.value
     assert attempts[-1].record.target_text == "bonjour" and attempts[-1].success
 
 
 def test_the_patient_pause_tolerance_ends_their_recordings(open_window, patient, gui_repository):
-    gui_repository.set_pause_tolerance(patient.id, 6000)  # set by the therapist
+    gui_repository.patients.set_pause_tolerance(patient.id, 6000)  # set by the therapist
     driver = _ready_at_chooser(open_window)
     driver.key(Qt.Key.Key_1)
     driver.wait_screen("free_speech")
@@ -278,10 +278,10 @@ def test_closing_the_app_while_a_try_is_heard_stores_it(
     driver.close()
 
     assert not controller.finishing
-    stored = gui_repository.list_attempts(session_id=controller.session_id)
+    stored = gui_repository.attempts.all(session_id=controller.session_id)
     assert [(a.record.target_text, a.success) for a in stored] == [("Bonjour.", True)]
-    assert gui_repository.verify_recording(stored[0])
-    assert gui_repository.get_session(controller.session_id).ended_at is not None
+    assert gui_repository.attempts.verify_recording(stored[0])
+    assert gui_repository.sessions.get(controller.session_id).ended_at is not None
 
 
 class _OnError(logging.Handler):
@@ -311,5 +311,5 @@ def test_closing_the_app_waits_for_a_try_only_so_long(
         released.set()
 
     assert "not stored" in caplog.text
-    assert gui_repository.list_attempts(session_id=controller.session_id) == []
-    assert gui_repository.get_session(controller.session_id).ended_at is not None
+    assert gui_repository.attempts.all(session_id=controller.session_id) == []
+    assert gui_repository.sessions.get(controller.session_id).ended_at is not None

@@ -75,8 +75,8 @@ def _set_program(qtbot, area) -> None:
 def test_therapist_sets_a_program_and_the_patient_runs_it(
     open_window, gui_repository, silent_player
 ) -> None:
-    patient = gui_repository.create_patient("Jeanne Martin")
-    gui_repository.create_therapist(USERNAME, PASSWORD)
+    patient = gui_repository.patients.create("Jeanne Martin")
+    gui_repository.accounts.create(USERNAME, PASSWORD)
     driver = open_window()
     window = driver.window
     driver.wait_screen("chooser")
@@ -166,4 +166,4 @@ def test_therapist_sets_a_program_and_the_patient_runs_it(
 
     driver.wait_screen("chooser")
     assert window.banner.text() == PROGRAM_DONE
-    assert gui_repository.get_patient(patient.id).pause_tolerance_ms == 6000
+    assert gui_repository.patients.get(patient.id).pause_tolerance_ms == 6000

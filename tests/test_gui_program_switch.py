@@ -14,11 +14,11 @@ pytest.importorskip("PySide6")
 from practice_fixtures import HeldSpeaker  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
+from therapy_app.domain.programs import Program, ProgramStep  # noqa: E402
 from therapy_app.gui.main_window import PROGRAM_DONE  # noqa: E402
 from therapy_app.naming.bank import default_bank  # noqa: E402
 from therapy_app.practice.events import Feedback, ItemPresented, State  # noqa: E402
 from therapy_app.speech.chain import hear  # noqa: E402
-from therapy_app.storage.programs import Program, ProgramStep  # noqa: E402
 
 pytest_plugins = ("gui_fixtures",)
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
@@ -33,8 +33,8 @@ def silent_player() -> HeldSpeaker:
 
 
 def _program_window(open_window, repository, *steps: ProgramStep, items: int):  # noqa: ANN202
-    patient = repository.create_patient("Jeanne Martin")
-    repository.save_program(
+    patient = repository.patients.create("Jeanne Martin")
+    repository.programs.save(
         Program(patient.id, steps, items_per_session=items, use_custom_items=False), "claire"
     )
     driver = open_window()

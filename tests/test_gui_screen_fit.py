@@ -124,7 +124,7 @@ def test_the_window_fits_a_laptop_screen_with_a_window_manager(laptop_display, t
 def test_a_long_name_is_cut_and_does_not_widen_the_window(
     open_window, gui_repository, offline_steps
 ):
-    gui_repository.create_patient(LONG_NAME)
+    gui_repository.patients.create(LONG_NAME)
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.wait_screen("chooser")
@@ -147,7 +147,7 @@ def test_the_bottom_row_shows_on_a_768_pixel_screen(open_window, gui_repository,
 
     from therapy_app.practice.events import CueGiven, State
 
-    gui_repository.create_patient(LONG_NAME)
+    gui_repository.patients.create(LONG_NAME)
     driver = open_window()
     window = driver.window
     driver.wait_screen("chooser")

@@ -61,7 +61,7 @@ def _assert_agrees(screen, feedback: Feedback, target: str) -> None:
 def test_bravo_never_shows_a_contradicting_transcript(
     open_window, gui_repository, speech_queue, content
 ):
-    gui_repository.create_patient("Jeanne Martin")
+    gui_repository.patients.create("Jeanne Martin")
     driver = open_window(content=content)
     driver.speech_queue = speech_queue
     screen = driver.open_exercise(Qt.Key.Key_2, "repetition")  # "2  Répéter"
@@ -83,7 +83,7 @@ def test_bravo_never_shows_a_contradicting_transcript(
     # What was heard is still stored for the therapist.
     session_id = screen.controller.session_id
     driver.qtbot.waitUntil(
-        lambda: len(gui_repository.list_attempts(session_id=session_id)) == 2, timeout=30_000
+        lambda: len(gui_repository.attempts.all(session_id=session_id)) == 2, timeout=30_000
     )
-    attempts = gui_repository.list_attempts(session_id=session_id)
+    attempts = gui_repository.attempts.all(session_id=session_id)
     assert "avril" in attempts[-1].record.raw_transcript.lower()

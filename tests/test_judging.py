@@ -41,7 +41,7 @@ def test_practice_naming_gives_the_verdict_that_judge_gives() -> None:
     bank = _bank_with_first(PICTURE)
     repository = SessionRepository()
     try:
-        patient = repository.create_patient("Jeanne Martin").id
+        patient = repository.patients.create("Jeanne Martin").id
         events: list = []
         controller = PracticeController(
             ExerciseKind.NAMING, services, repository, patient, InlineScheduler(), bank=bank
@@ -54,7 +54,7 @@ def test_practice_naming_gives_the_verdict_that_judge_gives() -> None:
         controller.toggle_recording()
         practice = [e for e in events if isinstance(e, Feedback)][-1]
         controller.end()
-        stored = repository.list_attempts(session_id=controller.session_id)[0]
+        stored = repository.attempts.all(session_id=controller.session_id)[0]
     finally:
         repository.close()
 

@@ -14,7 +14,6 @@ from therapy_app.phrases.model import Gender
 from therapy_app.speech import loading
 from therapy_app.speech.loading import LoadStep
 from therapy_app.storage import SessionRepository
-from therapy_app.storage.phrase_store import PhraseStore
 
 BOOK = """# Les phrases de Jeanne
 Je voudrais un café.
@@ -92,10 +91,12 @@ def test_loop_patient_uses_their_phrase_book_agreed_with_their_gender(
     capsys: pytest.CaptureFixture[str], loaded_engines: None
 ):
     with SessionRepository() as repository:
-        jeanne = repository.create_patient("Jeanne Martin")
-        repository.add_custom_item(jeanne.id, "sentence", "Je suis allé(e) à la boulangerie hier.")
-        repository.add_custom_item(jeanne.id, "sentence", "Je voudrais un café.")
-        PhraseStore(repository).set_gender(jeanne.id, Gender.FEMININE, "test")
+        jeanne = repository.patients.create("Jeanne Martin")
+        repository.programs.add_custom_item(
+            jeanne.id, "sentence", "Je suis allé(e) à la boulangerie hier."
+        )
+        repository.programs.add_custom_item(jeanne.id, "sentence", "Je voudrais un café.")
+        repository.phrases.set_gender(jeanne.id, Gender.FEMININE, "test")
     argv = ["loop", "--input", str(SPEECH_DIR / "telegraphic_01.wav"), "--no-play"]
     assert cli.main([*argv, "--patient", "jeanne martin", "--json"]) == 0
     out, err = capsys.readouterr()

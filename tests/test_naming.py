@@ -88,9 +88,9 @@ def test_a_broken_bank_is_refused_in_french(tmp_path: Path) -> None:
 
 
 def _naming_session(repo: SessionRepository, patient: int, tries: list[tuple[str, int, bool, str]]):
-    session = repo.start_session(patient, "naming")
+    session = repo.sessions.start(patient, "naming")
     for word, level, success, said in tries:
-        repo.add_attempt(
+        repo.attempts.add(
             make_record(
                 session.id,
                 kind="naming",
@@ -100,7 +100,7 @@ def _naming_session(repo: SessionRepository, patient: int, tries: list[tuple[str
                 raw_transcript=said,
             )
         )
-    repo.end_session(session.id)
+    repo.sessions.end(session.id)
 
 
 def test_next_session_starts_each_picture_one_step_below_the_help_it_needed(
@@ -111,7 +111,7 @@ def test_next_session_starts_each_picture_one_step_below_the_help_it_needed(
     first, second, third = (i.word for i in order[:3])
     clock = FakeClock()
     with SessionRepository(tmp_path, clock=clock) as repo:
-        patient = repo.create_patient("Jeanne Martin").id
+        patient = repo.patients.create("Jeanne Martin").id
         assert [p.item.word for p in naming_plan.next_session(repo, patient, bank)][:3] == [
             first,
             second,
@@ -150,16 +150,16 @@ def test_a_therapist_edit_of_a_naming_transcript_accepts_the_determiner(
     # The WER against the bare target counts any determiner as an error: the
     # naming rule must not, in the verdict nor in the stored measures.
     with SessionRepository(tmp_path, clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne Martin").id
-        session = repo.start_session(patient, "naming")
+        patient = repo.patients.create("Jeanne Martin").id
+        session = repo.sessions.start(patient, "naming")
         for text, expected in (("un chat", True), ("C'est une chat.", True), ("chien", False)):
-            attempt_id = repo.add_attempt(
+            attempt_id = repo.attempts.add(
                 make_record(
                     session.id, kind="naming", target_text="chat", raw_transcript="sa",
                     success=False,
                 )
             )  # fmt: skip
-            edited = repo.edit_transcript(attempt_id, "transcript", text, "claire")
+            edited = repo.attempts.edit_transcript(attempt_id, "transcript", text, "claire")
             assert edited.success is expected, text
             assert (edited.metrics.accuracy == 1.0) is expected, text
 
@@ -169,7 +169,7 @@ def test_history_levels_use_the_latest_session(tmp_path: Path) -> None:
     word = naming_plan.teaching_order(bank)[0].word
     clock = FakeClock()
     with SessionRepository(tmp_path, clock=clock) as repo:
-        patient = repo.create_patient("Jeanne Martin").id
+        patient = repo.patients.create("Jeanne Martin").id
         _naming_session(repo, patient, [(word, 3, True, word)])
         clock.advance(days=1)
         _naming_session(repo, patient, [(word, 0, False, "x"), (word, 1, True, word)])
@@ -181,7 +181,7 @@ def test_history_levels_use_the_latest_session(tmp_path: Path) -> None:
 def test_naming_progress_is_pictures_named_and_the_help_they_needed(tmp_path: Path) -> None:
     clock = FakeClock()
     with SessionRepository(tmp_path, clock=clock) as repo:
-        patient = repo.create_patient("Jeanne Martin").id
+        patient = repo.patients.create("Jeanne Martin").id
         _naming_session(
             repo,
             patient,
@@ -196,9 +196,9 @@ def test_naming_progress_is_pictures_named_and_the_help_they_needed(tmp_path: Pa
         )
         clock.advance(days=1)
         _naming_session(repo, patient, [("vélo", 3, True, "vélo")])
-        named = repo.progress(patient, "naming_accuracy", "naming")
-        help_needed = repo.progress(patient, "naming_cue_level", "naming")
-        assert repo.progress(patient, "naming_accuracy", "repetition") == []
+        named = repo.history.progress(patient, "naming_accuracy", "naming")
+        help_needed = repo.history.progress(patient, "naming_cue_level", "naming")
+        assert repo.history.progress(patient, "naming_accuracy", "repetition") == []
     assert [round(p.value, 3) for p in named] == [0.667, 1.0]  # 2 of 3 pictures, then 1 of 1
     assert [p.value for p in help_needed] == [1.0, 3.0]  # (0 + 2) / 2, then 3
 
@@ -208,10 +208,10 @@ def test_history_names_the_naming_cue_level(tmp_path: Path) -> None:
     from therapy_app.gui.therapist.history import cue_text
 
     with SessionRepository(tmp_path, clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne Martin").id
+        patient = repo.patients.create("Jeanne Martin").id
         _naming_session(repo, patient, [("chat", 2, True, "chat")])
-        session = repo.start_session(patient, "repetition")
-        repo.add_attempt(make_record(session.id, cue_level=1))
-        naming, repetition = repo.list_attempts(patient_id=patient)
+        session = repo.sessions.start(patient, "repetition")
+        repo.attempts.add(make_record(session.id, cue_level=1))
+        naming, repetition = repo.attempts.all(patient_id=patient)
     assert cue_text(naming) == "2 · premier son"
     assert cue_text(repetition) == "1"

@@ -16,32 +16,31 @@ from therapy_app.phrases.book import (
 )
 from therapy_app.phrases.model import Gender, Phrase, PhraseSource, ScriptTurn, Speaker
 from therapy_app.storage import SessionRepository
-from therapy_app.storage.phrase_store import PhraseError, PhraseStore
-from therapy_app.storage.script_store import ScriptStore
+from therapy_app.storage.phrase_store import PhraseError
 
 CUSTOM, CHOSEN, SCRIPT = PhraseSource.CUSTOM, PhraseSource.CHOSEN, PhraseSource.SCRIPT
 
 
 def _choose(repo: SessionRepository, clock: FakeClock, patient_id: int, sentence: str) -> None:
     """A free-speech attempt where the patient chose ``sentence``."""
-    session = repo.start_session(patient_id, "free_speech")
+    session = repo.sessions.start(patient_id, "free_speech")
     clock.advance(minutes=1)
-    repo.add_attempt(
+    repo.attempts.add(
         make_record(session.id, kind="free_speech", target_text=None, chosen_sentence=sentence)
     )
 
 
 def test_sources_in_order_without_duplicates(repo: SessionRepository, clock: FakeClock) -> None:
-    jeanne = repo.create_patient("Jeanne").id
-    other = repo.create_patient("Paul").id
-    repo.add_custom_item(jeanne, "sentence", "Je voudrais un café.")
-    repo.add_custom_item(jeanne, "word", "Médor")  # a word is not a sentence of the book
-    repo.add_custom_item(jeanne, "sentence", "Ma fille s'appelle Julie.")
+    jeanne = repo.patients.create("Jeanne").id
+    other = repo.patients.create("Paul").id
+    repo.programs.add_custom_item(jeanne, "sentence", "Je voudrais un café.")
+    repo.programs.add_custom_item(jeanne, "word", "Médor")  # a word is not a sentence of the book
+    repo.programs.add_custom_item(jeanne, "sentence", "Ma fille s'appelle Julie.")
     _choose(repo, clock, jeanne, "J'ai mal au dos.")
     _choose(repo, clock, jeanne, "je voudrais un CAFÉ.")  # a custom one chosen again
     _choose(repo, clock, jeanne, "Il fait  beau.")
     _choose(repo, clock, other, "Paul's sentence.")
-    ScriptStore(repo).save(
+    repo.scripts.save(
         jeanne,
         "À la boulangerie",
         [
@@ -66,10 +65,10 @@ def test_sources_in_order_without_duplicates(repo: SessionRepository, clock: Fak
 def test_removed_sentences_leave_the_book_and_come_back(
     repo: SessionRepository, clock: FakeClock
 ) -> None:
-    jeanne = repo.create_patient("Jeanne").id
-    repo.add_custom_item(jeanne, "sentence", "Je voudrais un café.")
+    jeanne = repo.patients.create("Jeanne").id
+    repo.programs.add_custom_item(jeanne, "sentence", "Je voudrais un café.")
     _choose(repo, clock, jeanne, "Il fait beau.")
-    store = PhraseStore(repo)
+    store = repo.phrases
     store.remove(jeanne, "il fait BEAU.", "claire")
     store.remove(jeanne, "Il fait beau.", "claire")  # twice: nothing more
     assert store.removals(jeanne) == ["il fait BEAU."]
@@ -80,18 +79,20 @@ def test_removed_sentences_leave_the_book_and_come_back(
         ("Il fait beau.", True),
     ]
     # The history is not rewritten: the attempt still holds the chosen sentence.
-    assert repo.list_attempts(patient_id=jeanne)[0].record.chosen_sentence == "Il fait beau."
+    assert repo.attempts.all(patient_id=jeanne)[0].record.chosen_sentence == "Il fait beau."
     store.restore(jeanne, "IL FAIT BEAU.")
     assert store.removals(jeanne) == []
     assert len(patient_book(repo, jeanne)) == 2
 
 
 def test_gender_agrees_every_source(repo: SessionRepository, clock: FakeClock) -> None:
-    jeanne = repo.create_patient("Jeanne").id
-    repo.add_custom_item(jeanne, "sentence", "Je suis allé(e) chez le médecin.")
-    repo.add_custom_item(jeanne, "sentence", "Je suis allée chez le médecin.")  # same once agreed
+    jeanne = repo.patients.create("Jeanne").id
+    repo.programs.add_custom_item(jeanne, "sentence", "Je suis allé(e) chez le médecin.")
+    repo.programs.add_custom_item(
+        jeanne, "sentence", "Je suis allée chez le médecin."
+    )  # same once agreed
     _choose(repo, clock, jeanne, "Je suis fatigué.")
-    store = PhraseStore(repo)
+    store = repo.phrases
     assert store.gender(jeanne) is Gender.UNSAID
     unsaid = [p.text for p in patient_book(repo, jeanne).phrases]
     assert unsaid == [
@@ -100,7 +101,7 @@ def test_gender_agrees_every_source(repo: SessionRepository, clock: FakeClock) -
         "Je suis fatigué.",
     ]
     store.set_gender(jeanne, Gender.FEMININE, "claire")
-    assert repo.get_patient(jeanne).gender is Gender.FEMININE
+    assert repo.patients.get(jeanne).gender is Gender.FEMININE
     book = patient_book(repo, jeanne)
     assert book.gender is Gender.FEMININE
     assert book.phrases == (
@@ -119,12 +120,12 @@ def test_gender_agrees_every_source(repo: SessionRepository, clock: FakeClock) -
 
 
 def test_store_refusals(repo: SessionRepository) -> None:
-    store = PhraseStore(repo)
+    store = repo.phrases
     with pytest.raises(KeyError):
         store.set_gender(999, Gender.FEMININE, "claire")
     with pytest.raises(KeyError):
         store.remove(999, "Bonjour.", "claire")
-    jeanne = repo.create_patient("Jeanne").id
+    jeanne = repo.patients.create("Jeanne").id
     with pytest.raises(ValueError, match="editor"):
         store.set_gender(jeanne, Gender.FEMININE, " ")
     with pytest.raises(PhraseError) as caught:
@@ -133,23 +134,23 @@ def test_store_refusals(repo: SessionRepository) -> None:
     with pytest.raises(PhraseError) as caught:
         store.remove(jeanne, "a" * 201, "claire")
     assert caught.value.user_message.startswith("La phrase est trop longue")
-    assert PhraseStore(repo).removals(jeanne) == []
+    assert repo.phrases.removals(jeanne) == []
     with pytest.raises(KeyError):
         patient_book(repo, 999)
 
 
 def test_deleting_a_patient_takes_their_removals_and_scripts(repo: SessionRepository) -> None:
-    jeanne = repo.create_patient("Jeanne").id
-    PhraseStore(repo).remove(jeanne, "Bonjour.", "claire")
-    script_id = ScriptStore(repo).save(
+    jeanne = repo.patients.create("Jeanne").id
+    repo.phrases.remove(jeanne, "Bonjour.", "claire")
+    script_id = repo.scripts.save(
         jeanne,
         "Bonjour",
         [ScriptTurn(Speaker.PARTNER, "Bonjour !"), ScriptTurn(Speaker.PATIENT, "Bonjour.")],
     )
-    repo.delete_patient(jeanne, "claire")
+    repo.patients.delete(jeanne, "claire")
     with pytest.raises(KeyError):
-        ScriptStore(repo).script(script_id)
-    assert PhraseStore(repo).removals(jeanne) == []
+        repo.scripts.get(script_id)
+    assert repo.phrases.removals(jeanne) == []
 
 
 def _file(tmp_path: Path, content: str | bytes) -> Path:

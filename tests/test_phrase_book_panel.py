@@ -18,8 +18,6 @@ from therapy_app.gui.therapist.area import TAB_LIST, TAB_PROGRAM  # noqa: E402
 from therapy_app.phrases.book import patient_book  # noqa: E402
 from therapy_app.phrases.model import Gender, ScriptTurn, Speaker  # noqa: E402
 from therapy_app.storage import SessionRepository  # noqa: E402
-from therapy_app.storage.phrase_store import PhraseStore  # noqa: E402
-from therapy_app.storage.script_store import ScriptStore  # noqa: E402
 
 if TYPE_CHECKING:
     from therapy_app.gui.therapist import TherapistArea
@@ -44,7 +42,7 @@ def test_every_source_is_shown_and_follows_the_list(
     qtbot, unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded_history
 ) -> None:
     patient = seeded_history.patient.id
-    ScriptStore(therapist_repo).save(patient, "À la boulangerie", BAKERY)
+    therapist_repo.scripts.save(patient, "À la boulangerie", BAKERY)
     book = _list_tab(qtbot, unlocked_area)
     assert book.texts() == [
         f"{CHOSEN} — Choisie en parole libre",
@@ -77,7 +75,7 @@ def test_the_gender_setting_agrees_the_sentences(
         settings.gender.setCurrentIndex(settings.gender.findData("f"))
         settings.gender.activated.emit(settings.gender.currentIndex())
     assert saved.args[0].gender is Gender.FEMININE
-    assert therapist_repo.get_patient(patient).gender is Gender.FEMININE
+    assert therapist_repo.patients.get(patient).gender is Gender.FEMININE
     assert settings.status.text() == "Enregistré."
 
     book = _list_tab(qtbot, unlocked_area)
@@ -94,7 +92,7 @@ def test_retirer_asks_then_remettre_gives_back(
     qtbot, unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded_history
 ) -> None:
     patient = seeded_history.patient.id
-    therapist_repo.add_custom_item(patient, "sentence", "Je voudrais un café.")
+    therapist_repo.programs.add_custom_item(patient, "sentence", "Je voudrais un café.")
     book = _list_tab(qtbot, unlocked_area)
     assert len(book.texts()) == 2
     assert not book.remove_button.isEnabled()  # nothing selected
@@ -107,7 +105,7 @@ def test_retirer_asks_then_remettre_gives_back(
     assert f"Retirer « {CHOSEN} » des phrases de Jeanne Dupont ?" in box.text()
     box.reject()  # « Annuler »: nothing removed
     assert book.confirm_box is None
-    assert PhraseStore(therapist_repo).removals(patient) == []
+    assert therapist_repo.phrases.removals(patient) == []
 
     book.remove_button.click()
     box = book.confirm_box
@@ -120,7 +118,7 @@ def test_retirer_asks_then_remettre_gives_back(
         "Je voudrais un café."
     ]
     # The history keeps it: the attempt is not rewritten.
-    chosen = [a.record.chosen_sentence for a in therapist_repo.list_attempts(patient_id=patient)]
+    chosen = [a.record.chosen_sentence for a in therapist_repo.attempts.all(patient_id=patient)]
     assert CHOSEN in chosen
     assert book.list.currentRow() == 1  # the place is kept
     assert book.restore_button.isEnabled() and not book.remove_button.isEnabled()
@@ -128,7 +126,7 @@ def test_retirer_asks_then_remettre_gives_back(
     with qtbot.waitSignal(book.entries_loaded, timeout=SIGNAL_TIMEOUT_MS):
         book.restore_button.click()
     assert book.texts()[1] == f"{CHOSEN} — Choisie en parole libre"
-    assert PhraseStore(therapist_repo).removals(patient) == []
+    assert therapist_repo.phrases.removals(patient) == []
     assert len(patient_book(therapist_repo, patient)) == 2
 
 
@@ -140,8 +138,8 @@ def test_the_list_file_carries_scripts_and_removals(
     tmp_path: Path,
 ) -> None:
     jeanne, paul = seeded_history.patient.id, seeded_history.other.id
-    ScriptStore(therapist_repo).save(jeanne, "À la boulangerie", BAKERY)
-    PhraseStore(therapist_repo).remove(jeanne, CHOSEN, "claire")
+    therapist_repo.scripts.save(jeanne, "À la boulangerie", BAKERY)
+    therapist_repo.phrases.remove(jeanne, CHOSEN, "claire")
     lists = unlocked_area.custom_lists
     _list_tab(qtbot, unlocked_area)
     file = tmp_path / "liste.json"
@@ -161,7 +159,7 @@ def test_the_list_file_carries_scripts_and_removals(
     assert lists.phrase_book.texts() == [
         "Une baguette, s'il vous plaît. — Script : À la boulangerie"
     ]
-    assert PhraseStore(therapist_repo).removals(paul) == [CHOSEN]
+    assert therapist_repo.phrases.removals(paul) == [CHOSEN]
 
 
 def _whole(widget: QWidget, window: QWidget) -> bool:
@@ -174,7 +172,9 @@ def test_the_list_tab_fits_a_laptop_screen(
 ) -> None:
     patient = seeded_history.patient.id
     for number in range(40):
-        therapist_repo.add_custom_item(patient, "sentence", f"Phrase numéro {number} de Jeanne.")
+        therapist_repo.programs.add_custom_item(
+            patient, "sentence", f"Phrase numéro {number} de Jeanne."
+        )
     unlocked_area.resize(1256, 600)  # the area in the window on a 1366x768 screen
     book = _list_tab(qtbot, unlocked_area)
     for _ in range(3):

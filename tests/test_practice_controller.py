@@ -49,7 +49,7 @@ def repository():
 
 
 def _controller(kind, services, repository, events):
-    patient = repository.create_patient("Jeanne Martin")
+    patient = repository.patients.create("Jeanne Martin")
     controller = PracticeController(kind, services, repository, patient.id, InlineScheduler())
     controller.subscribe(events.append)
     return controller
@@ -93,7 +93,7 @@ def test_repetition_failure_gives_a_cue_then_success_is_stored(
 
     saved = [e for e in events if isinstance(e, AttemptSaved)]
     assert len(saved) == 2
-    stored = repository.list_attempts(session_id=controller.session_id)
+    stored = repository.attempts.all(session_id=controller.session_id)
     assert [a.success for a in stored] == [False, True]
     assert [a.record.cue_level for a in stored] == [0, 1]
     second = stored[1].record
@@ -102,12 +102,12 @@ def test_repetition_failure_gives_a_cue_then_success_is_stored(
     assert second.token_logprobs and second.target_logprob is not None
     assert second.model_versions.get("whisper-base") and second.provider
     assert second.pause_ratio is not None and second.duration_s > 0
-    assert repository.verify_recording(stored[1])
+    assert repository.attempts.verify_recording(stored[1])
 
     controller.confirm()  # Enter: next sentence
     assert [e for e in events if isinstance(e, ItemPresented)][-1].index == 1
     controller.end()
-    assert repository.get_session(controller.session_id).ended_at is not None
+    assert repository.sessions.get(controller.session_id).ended_at is not None
 
 
 def _utterance_to_proposals(controller, spoken: SpokenClips, events: list) -> Corrected:
@@ -143,7 +143,7 @@ def test_free_speech_loop_stores_utterance_choice_and_repetition(
     assert feedback.success and feedback.item_finished
     assert not [e for e in events if isinstance(e, ErrorOccurred)]
 
-    stored = repository.list_attempts(session_id=controller.session_id)
+    stored = repository.attempts.all(session_id=controller.session_id)
     assert [a.record.kind for a in stored] == ["free_speech", "repetition"]
     utterance, repetition = stored
     assert utterance.record.chosen_sentence == chosen
@@ -154,7 +154,9 @@ def test_free_speech_loop_stores_utterance_choice_and_repetition(
     assert utterance.success is None and utterance.metrics.wer is None
     assert repetition.record.target_text == chosen and repetition.success is True
     assert repetition.record.raw_transcript and repetition.record.cue_level == 0
-    assert repository.verify_recording(utterance) and repository.verify_recording(repetition)
+    assert repository.attempts.verify_recording(utterance) and repository.attempts.verify_recording(
+        repetition
+    )
     assert utterance.record.recording_path != repetition.record.recording_path
 
 
@@ -170,7 +172,7 @@ def test_leaving_the_proposals_stores_no_choice_and_no_score(
     assert controller.state is State.IDLE
     controller.end()
 
-    stored = repository.list_attempts(session_id=controller.session_id)
+    stored = repository.attempts.all(session_id=controller.session_id)
     assert len(stored) == 1  # stored once, not again when leaving
     record = stored[0].record
     heard = next(e for e in events if isinstance(e, Heard))
@@ -182,7 +184,7 @@ def test_leaving_the_proposals_stores_no_choice_and_no_score(
     assert record.chosen_sentence is None and record.repetition_transcript is None
     assert stored[0].success is None
     assert stored[0].metrics.wer is None and stored[0].metrics.accuracy is None
-    summary = repository.session_history(controller.patient_id)[0]
+    summary = repository.history.summaries(controller.patient_id)[0]
     assert summary.success_rate is None and summary.mean_wer is None
 
 
@@ -205,7 +207,7 @@ def test_every_free_speech_try_is_stored_with_its_recording(
     assert [e for e in events if isinstance(e, Feedback)][-1].success is True
     controller.end()
 
-    stored = repository.list_attempts(session_id=controller.session_id)
+    stored = repository.attempts.all(session_id=controller.session_id)
     assert [a.record.kind for a in stored] == ["free_speech", "repetition", "repetition"]
     utterance, miss, hit = stored
     assert [miss.success, hit.success] == [False, True]
@@ -214,9 +216,9 @@ def test_every_free_speech_try_is_stored_with_its_recording(
     assert [miss.record.raw_transcript, hit.record.raw_transcript] == repetitions_heard
     assert miss.record.raw_transcript  # "Poon."
     assert all(a.record.target_text == chosen for a in (miss, hit))
-    assert all(repository.verify_recording(a) for a in stored)
+    assert all(repository.attempts.verify_recording(a) for a in stored)
     assert len({a.record.recording_path for a in stored}) == 3
-    summary = repository.session_history(controller.patient_id)[0]
+    summary = repository.history.summaries(controller.patient_id)[0]
     assert summary.attempt_count == 3 and summary.success_rate == 0.5
     # The session's length of utterance is the spontaneous utterance's, not the repetitions'.
     assert summary.mean_word_count == utterance.metrics.word_count
@@ -236,7 +238,7 @@ def test_completion_item_is_scored_against_its_answer(
     controller.toggle_recording()
     feedback = [e for e in events if isinstance(e, Feedback)][-1]
     assert feedback.success
-    stored = repository.list_attempts(session_id=controller.session_id)
+    stored = repository.attempts.all(session_id=controller.session_id)
     assert stored[-1].record.kind == "completion" and stored[-1].record.success
 
 
@@ -251,7 +253,7 @@ def test_silence_is_not_an_attempt(services: SpeechServices, spoken: SpokenClips
     spoken.say_clip(AudioClip(np.zeros(16000, np.float32)))
     controller.toggle_recording()
     assert controller.state is State.IDLE
-    assert not repository.list_attempts(session_id=controller.session_id)
+    assert not repository.attempts.all(session_id=controller.session_id)
 
 
 def _halting_clip():
@@ -282,7 +284,7 @@ def test_a_word_finding_pause_does_not_end_the_recording(
         else PracticeSettings(trailing_silence_ms=trailing_silence_ms)
     )
     events: list = []
-    patient = repository.create_patient("Jeanne Martin")
+    patient = repository.patients.create("Jeanne Martin")
     controller = PracticeController(
         ExerciseKind.FREE_SPEECH,
         services,
@@ -322,7 +324,7 @@ def test_the_patient_ends_the_recording_explicitly(
     recorder = Recorder(source)
     live = assemble(dict(shared_engines()), recorder_factory=lambda: recorder, player=silent_player)
     events: list = []
-    patient = repository.create_patient("Jeanne Martin")
+    patient = repository.patients.create("Jeanne Martin")
     # The longest tolerance: only the patient's key can end this recording early.
     settings = PracticeSettings(trailing_silence_ms=pause_tolerance.MAX_MS)
     controller = PracticeController(
@@ -358,7 +360,7 @@ def test_each_proposal_can_be_heard_before_choosing(
         assert controller.state is State.REVIEWING  # still choosing, nothing chosen
     assert len(silent_player.played) == played_before + len(corrected.proposals)
     assert not controller.hear_proposal(len(corrected.proposals))
-    assert not repository.list_attempts(session_id=controller.session_id)  # no choice yet
+    assert not repository.attempts.all(session_id=controller.session_id)  # no choice yet
     assert controller.choose(len(corrected.proposals) - 1)
     assert controller.state is State.AWAITING_REPETITION
     assert not controller.hear_proposal(0)  # the choice is made

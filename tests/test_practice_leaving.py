@@ -35,7 +35,7 @@ class Session:
         self.services = make_services(self.spoken, SilentPlayer())
         self.jobs = HeldInference()
         self.repository = repository
-        patient = repository.create_patient("Jeanne Martin")
+        patient = repository.patients.create("Jeanne Martin")
         self.controller = PracticeController(
             kind, self.services, repository, patient.id, self.jobs, bank=bank
         )
@@ -68,7 +68,7 @@ class Session:
         self.controller.end()
         # The exercise ends at once: no waiting for the engines.
         assert ended in self.events[left_at:]
-        session = self.repository.get_session(self.controller.session_id)
+        session = self.repository.sessions.get(self.controller.session_id)
         assert session.ended_at is not None
         self.finishing_when_left = self.controller.finishing
         self.jobs.run_all()
@@ -77,7 +77,7 @@ class Session:
         return [e for e in self.events[left_at:] if e != ended]
 
     def stored(self) -> list[Attempt]:
-        return self.repository.list_attempts(session_id=self.controller.session_id)
+        return self.repository.attempts.all(session_id=self.controller.session_id)
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def test_a_repetition_try_heard_when_the_patient_leaves_is_stored_with_its_verdi
     # Judged by the item's rule, as in the exercise: a success counts as one (a try
     # stored before it was heard would have read as a failure in the progress).
     assert stored[0].success is True and record.target_logprob is not None
-    assert session.repository.verify_recording(stored[0])
+    assert session.repository.attempts.verify_recording(stored[0])
 
 
 def test_a_naming_try_heard_when_the_patient_leaves_is_stored_with_its_verdict(
@@ -141,7 +141,7 @@ def test_a_naming_try_heard_when_the_patient_leaves_is_stored_with_its_verdict(
         ("naming", first.word, True)
     ]
     assert stored[0].record.cue_level == 0 and stored[0].record.matched_text
-    assert session.repository.verify_recording(stored[0])
+    assert session.repository.attempts.verify_recording(stored[0])
 
 
 def _free_speech_stored_alone(session: Session) -> Attempt:
@@ -152,7 +152,7 @@ def _free_speech_stored_alone(session: Session) -> Attempt:
     assert record.kind == "free_speech" and record.raw_transcript.strip()
     assert record.correction_alternatives == [] and record.correction_best is None
     assert record.chosen_sentence is None and stored[0].success is None
-    assert session.repository.verify_recording(stored[0])
+    assert session.repository.attempts.verify_recording(stored[0])
     return stored[0]
 
 
@@ -208,7 +208,7 @@ def test_a_try_being_recorded_when_the_patient_leaves_is_heard_and_stored(
     stored = session.stored()
     assert [(a.record.target_text, a.success) for a in stored] == [("Bonjour.", True)]
     assert "onjour" in stored[0].record.raw_transcript
-    assert session.repository.verify_recording(stored[0])
+    assert session.repository.attempts.verify_recording(stored[0])
 
 
 def test_silence_being_recorded_when_the_patient_leaves_is_not_stored(

@@ -63,7 +63,7 @@ def _session(services, repository, patient_id, events) -> PracticeController:
 def test_naming_right_at_once_then_cues_up_to_the_model_and_the_next_session(
     services: SpeechServices, spoken: SpokenClips, repository
 ) -> None:
-    patient = repository.create_patient("Jeanne Martin").id
+    patient = repository.patients.create("Jeanne Martin").id
     order = naming_plan.teaching_order(clear_naming_bank())
     first, second = order[0], order[1]
     assert WRONG not in (first.word, second.word)
@@ -101,14 +101,14 @@ def test_naming_right_at_once_then_cues_up_to_the_model_and_the_next_session(
     assert controller.state is State.FEEDBACK
     controller.end()
 
-    stored = repository.list_attempts(session_id=controller.session_id)
+    stored = repository.attempts.all(session_id=controller.session_id)
     assert [(a.record.kind, a.record.target_text) for a in stored][:2] == [
         ("naming", first.word),
         ("naming", second.word),
     ]
     assert [a.record.cue_level for a in stored] == [0, 0, 1, 2, 3, 4]
     assert [a.success for a in stored] == [True, False, False, False, False, False]
-    assert all(repository.verify_recording(a) for a in stored)
+    assert all(repository.attempts.verify_recording(a) for a in stored)
 
     # 3. Next session: the missed picture comes first, at the written word.
     events2: list = []
@@ -122,5 +122,5 @@ def test_naming_right_at_once_then_cues_up_to_the_model_and_the_next_session(
     controller2.toggle_recording()
     assert [e for e in events2 if isinstance(e, Feedback)][-1].success
     controller2.end()
-    again = repository.list_attempts(session_id=controller2.session_id)
+    again = repository.attempts.all(session_id=controller2.session_id)
     assert [(a.record.cue_level, a.success) for a in again] == [(MAX_NAMING_LEVEL - 1, True)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from practice_fixtures import SpokenClips, make_services
 
+from therapy_app.domain.programs import CustomItem, Program, ProgramStep
 from therapy_app.exercises import default_content
 from therapy_app.naming import candidates
 from therapy_app.naming.bank import default_bank
@@ -17,7 +18,6 @@ from therapy_app.practice.settings import PracticeSettings
 from therapy_app.speech.chain import hear
 from therapy_app.speech.services import SilentPlayer, SpeechServices
 from therapy_app.storage import SessionRepository
-from therapy_app.storage.programs import CustomItem, Program, ProgramStep
 
 FAMILY = "Ma fille s'appelle Julie."
 
@@ -187,7 +187,7 @@ def test_a_word_given_a_picture_is_named_by_that_word() -> None:
 def test_program_settings_drive_the_controller_and_the_real_voice() -> None:
     repository = SessionRepository()
     try:
-        patient = repository.create_patient("Jeanne")
+        patient = repository.patients.create("Jeanne")
         played = {}
         for factor in (1.0, 0.7):
             player = SilentPlayer()
@@ -220,15 +220,15 @@ def test_program_settings_drive_the_controller_and_the_real_voice() -> None:
 
 @pytest.mark.slow
 def test_resumed_repetition_puts_the_own_items_where_it_resumes() -> None:
-    from therapy_app.storage import AttemptRecord
+    from therapy_app.domain.attempt_record import AttemptRecord
 
     content = default_content()
     third = content.level(1).sentences[2]
     repository = SessionRepository()
     try:
-        patient = repository.create_patient("Jeanne")
-        session = repository.start_session(patient.id, "repetition")
-        repository.add_attempt(
+        patient = repository.patients.create("Jeanne")
+        session = repository.sessions.start(patient.id, "repetition")
+        repository.attempts.add(
             AttemptRecord(
                 session_id=session.id,
                 kind="repetition",
@@ -237,7 +237,7 @@ def test_resumed_repetition_puts_the_own_items_where_it_resumes() -> None:
                 success=True,
             )
         )
-        repository.end_session(session.id)
+        repository.sessions.end(session.id)
         controller, events = _started(
             ExerciseKind.REPETITION,
             make_services(SpokenClips(), SilentPlayer()),
@@ -259,7 +259,7 @@ def test_resumed_repetition_puts_the_own_items_where_it_resumes() -> None:
 def test_a_program_naming_session_shows_its_category_and_ends_after_its_count() -> None:
     repository = SessionRepository()
     try:
-        patient = repository.create_patient("Jeanne")
+        patient = repository.patients.create("Jeanne")
         settings = PracticeSettings(
             max_items=2, naming_level=2, naming_category="animal", custom_items=("le chameau",)
         )
@@ -288,7 +288,7 @@ def test_a_program_naming_session_shows_its_category_and_ends_after_its_count() 
 def test_a_program_shorter_list_counts_and_ends_with_its_real_length() -> None:
     repository = SessionRepository()
     try:
-        patient = repository.create_patient("Jeanne")
+        patient = repository.patients.create("Jeanne")
         politeness = items.completion_items(default_content(), None, "politesse")
         assert len(politeness) == 3  # fewer than the program's count
         settings = PracticeSettings(max_items=10, completion_category="politesse")

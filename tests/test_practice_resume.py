@@ -18,8 +18,10 @@ def test_a_missed_sentence_stored_without_cue_level_is_presented_again(tmp_path:
     first_list = content.levels[0]
     target = first_list.sentences[1]
     with SessionRepository(tmp_path, clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne")
-        session = repo.start_session(patient.id, "repetition")
-        repo.add_attempt(make_record(session.id, target_text=target, success=False, cue_level=None))
+        patient = repo.patients.create("Jeanne")
+        session = repo.sessions.start(patient.id, "repetition")
+        repo.attempts.add(
+            make_record(session.id, target_text=target, success=False, cue_level=None)
+        )
         point = repetition_resume_point(repo, patient.id, content)
     assert point == ResumePoint(first_list.level, 1)

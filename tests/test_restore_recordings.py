@@ -12,7 +12,7 @@ from storage_fixtures import FakeClock, make_clip, make_record
 
 from therapy_app.storage import SessionRepository, pending
 from therapy_app.storage.backup import ASIDE_PREFIX, create_backup, restore_backup
-from therapy_app.storage.recordings import file_sha256
+from therapy_app.storage.recording_files import file_sha256
 from therapy_app.storage.repository import DB_FILENAME
 
 
@@ -31,8 +31,8 @@ def _referenced(db: Path) -> dict[str, str]:
 
 def _attempts_verified(data_dir: Path) -> list[bool]:
     with SessionRepository(data_dir) as repo:
-        [patient] = repo.list_patients()
-        return [repo.verify_recording(a) for a in repo.list_attempts(patient_id=patient.id)]
+        [patient] = repo.patients.all()
+        return [repo.attempts.verify_recording(a) for a in repo.attempts.all(patient_id=patient.id)]
 
 
 def test_a_start_without_the_database_deletes_no_recording(tmp_path: Path) -> None:
@@ -47,7 +47,7 @@ def test_a_start_without_the_database_deletes_no_recording(tmp_path: Path) -> No
     assert recordings(data_dir) == before
     with SessionRepository(data_dir) as repo:
         # Still reported for a maintenance view, never deleted.
-        assert repo.orphan_recordings() == sorted(before)
+        assert repo.maintenance.orphan_recordings() == sorted(before)
     assert recordings(data_dir) == before
 
 
@@ -95,10 +95,10 @@ def test_a_queued_attempt_is_backed_up_and_restored_with_its_recording(tmp_path:
     clock = FakeClock()
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir, clock=clock) as repo:
-        patient = repo.create_patient("Jeanne Dupont")
-        session = repo.start_session(patient.id, "repetition")
+        patient = repo.patients.create("Jeanne Dupont")
+        session = repo.sessions.start(patient.id, "repetition")
         # An attempt queued while another program held the database: a file, no row yet.
-        saved = repo.save_recording(make_clip(seed=7), patient.id)
+        saved = repo.attempts.save_recording(make_clip(seed=7), patient.id)
         record = replace(
             make_record(session.id, raw_transcript="en attente"),
             recording_path=saved.relative_path,
@@ -110,6 +110,6 @@ def test_a_queued_attempt_is_backed_up_and_restored_with_its_recording(tmp_path:
     restored = tmp_path / "restored"
     assert restore_backup(info.path, restored).aside is None  # nothing there to keep aside
     with SessionRepository(restored) as repo:  # opening replays the queue
-        [attempt] = repo.list_attempts(session_id=session.id)
+        [attempt] = repo.attempts.all(session_id=session.id)
         assert attempt.record.raw_transcript == "en attente"
-        assert repo.verify_recording(attempt)
+        assert repo.attempts.verify_recording(attempt)

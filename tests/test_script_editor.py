@@ -12,6 +12,7 @@ from screen_clipping import problems  # noqa: E402
 from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in, pdf_text  # noqa: E402
 
 from therapy_app.audio.wavio import read_wav  # noqa: E402
+from therapy_app.domain.attempt_record import AttemptRecord  # noqa: E402
 from therapy_app.exports import build_report_data  # noqa: E402
 from therapy_app.gui.therapist.area import TAB_SCRIPTS  # noqa: E402
 from therapy_app.gui.therapist.report_pdf import write_report_pdf  # noqa: E402
@@ -21,9 +22,9 @@ from therapy_app.gui.therapist.script_editor import (  # noqa: E402
     ScriptEditor,
 )
 from therapy_app.phrases.model import ScriptTurn, Speaker  # noqa: E402
-from therapy_app.storage import AttemptRecord, SessionRepository  # noqa: E402
+from therapy_app.storage import SessionRepository  # noqa: E402
 from therapy_app.storage.script_progress import script_progress  # noqa: E402
-from therapy_app.storage.script_store import ScriptStore, bundled_examples  # noqa: E402
+from therapy_app.storage.script_store import bundled_examples  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
@@ -37,7 +38,7 @@ CAFE = (
 
 @pytest.fixture
 def patient(therapist_repo: SessionRepository):
-    return therapist_repo.create_patient("Jeanne Martin")
+    return therapist_repo.patients.create("Jeanne Martin")
 
 
 @pytest.fixture
@@ -86,12 +87,12 @@ def test_a_new_script_is_checked_then_saved(qtbot, editor, therapist_repo, patie
         editor.save_button.click()
     assert refused.args[0].startswith("La réplique n° 3 est vide.")
     assert editor.status.text() == refused.args[0] and editor.status.property("role") == "error"
-    assert ScriptStore(therapist_repo).scripts(patient.id) == []
+    assert therapist_repo.scripts.all(patient.id) == []
     assert editor.rows[1].text.text() == "Un café, s'il vous plaît."  # nothing typed is lost
 
     editor.rows[2].text.setText("Avec du sucre ?")
     _save(qtbot, editor)
-    (stored,) = ScriptStore(therapist_repo).scripts(patient.id)
+    (stored,) = therapist_repo.scripts.all(patient.id)
     assert stored.title == "Au café"
     assert [(t.speaker.value, t.text) for t in stored.turns] == list(CAFE)
     assert editor.titles == ["Au café"] and editor.list.item(0).text() == "Au café (4 répliques)"
@@ -103,7 +104,7 @@ def test_lines_are_added_moved_and_removed_then_the_script_is_updated(
 ) -> None:
     _write(editor, "Au café", CAFE)
     _save(qtbot, editor)
-    (first,) = ScriptStore(therapist_repo).scripts(patient.id)
+    (first,) = therapist_repo.scripts.all(patient.id)
     row = editor.add_turn()
     assert row is not None and row.turn().speaker is Speaker.PARTNER  # after a patient line
     row.text.setText("Ça fait deux euros.")
@@ -112,7 +113,7 @@ def test_lines_are_added_moved_and_removed_then_the_script_is_updated(
     editor.rows[1].delete.click()
     assert editor.count.text() == "4 répliques"
     _save(qtbot, editor)
-    (again,) = ScriptStore(therapist_repo).scripts(patient.id)
+    (again,) = therapist_repo.scripts.all(patient.id)
     assert again.id == first.id  # the same script, changed
     assert [t.text for t in again.turns] == [
         "Bonjour, vous désirez ?",
@@ -128,13 +129,13 @@ def test_an_example_is_copied_to_the_patient_once(qtbot, editor, therapist_repo,
     _save_example = editor.add_example_button.click
     with qtbot.waitSignal(editor.scripts_loaded, timeout=SIGNAL_TIMEOUT_MS):
         _save_example()
-    (copy,) = ScriptStore(therapist_repo).scripts(patient.id)
+    (copy,) = therapist_repo.scripts.all(patient.id)
     assert copy.id > 0 and (copy.title, copy.turns) == (example.title, example.turns)
     assert editor.title_edit.text() == example.title  # shown, ready to adapt
     assert len(editor.rows) == len(example.turns)
     _save_example()
     assert editor.status.text() == ALREADY.format(title=example.title)
-    assert len(ScriptStore(therapist_repo).scripts(patient.id)) == 1
+    assert len(therapist_repo.scripts.all(patient.id)) == 1
 
 
 def test_archiving_asks_first_and_keeps_the_tries(
@@ -142,9 +143,9 @@ def test_archiving_asks_first_and_keeps_the_tries(
 ) -> None:
     _write(editor, "Au café", CAFE)
     _save(qtbot, editor)
-    (script,) = ScriptStore(therapist_repo).scripts(patient.id)
-    session = therapist_repo.start_session(patient.id, "script")
-    therapist_repo.add_attempt(
+    (script,) = therapist_repo.scripts.all(patient.id)
+    session = therapist_repo.sessions.start(patient.id, "script")
+    therapist_repo.attempts.add(
         AttemptRecord(
             session_id=session.id,
             kind="script",
@@ -161,7 +162,7 @@ def test_archiving_asks_first_and_keeps_the_tries(
     editor.archive_button.click()
     with qtbot.waitSignal(editor.scripts_loaded, timeout=SIGNAL_TIMEOUT_MS):
         _answer(qtbot, editor, "Archiver")
-    assert editor.titles == [] and ScriptStore(therapist_repo).scripts(patient.id) == []
+    assert editor.titles == [] and therapist_repo.scripts.all(patient.id) == []
     # Its tries stay in the progress, under its title.
     assert [(s.title, s.tries) for s in script_progress(therapist_repo, patient.id)] == [
         ("Au café", 1)
@@ -216,11 +217,11 @@ def test_the_scripts_tab_progress_table_and_report(
 ) -> None:
     # (the account exists before the area asks whether one does)
     patient = seeded_history.patient
-    store = ScriptStore(therapist_repo)
+    store = therapist_repo.scripts
     script_id = store.save(patient.id, "Au café", [ScriptTurn(Speaker(s), t) for s, t in CAFE])
-    session = therapist_repo.start_session(patient.id, "script")
+    session = therapist_repo.sessions.start(patient.id, "script")
     for success in (False, True, True):
-        therapist_repo.add_attempt(
+        therapist_repo.attempts.add(
             AttemptRecord(
                 session_id=session.id,
                 kind="script",
@@ -230,7 +231,7 @@ def test_the_scripts_tab_progress_table_and_report(
             ),
             read_wav(speech_dir / "word_04.wav"),
         )
-    therapist_repo.end_session(session.id)
+    therapist_repo.sessions.end(session.id)
     area = therapist_area
     with qtbot.waitSignal(area.progress.scripts_updated, timeout=SIGNAL_TIMEOUT_MS):
         log_in(qtbot, area)

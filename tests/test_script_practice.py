@@ -11,6 +11,8 @@ from practice_fixtures import SpokenClips, make_services
 from storage_fixtures import FakeClock
 
 from therapy_app.audio.wavio import read_wav
+from therapy_app.domain.attempt_record import AttemptRecord
+from therapy_app.domain.programs import Program, ProgramStep
 from therapy_app.exercises import default_content
 from therapy_app.exports import build_report_data
 from therapy_app.exports.labels import exercise_label
@@ -33,11 +35,10 @@ from therapy_app.practice.events import (
 from therapy_app.practice.scheduling import InlineScheduler
 from therapy_app.practice.script_cycle import script_item
 from therapy_app.speech.services import SilentPlayer, SpeechServices
-from therapy_app.storage import AttemptRecord, SessionRepository
+from therapy_app.storage import SessionRepository
 from therapy_app.storage.pending import record_from_json, record_to_json
-from therapy_app.storage.programs import Program, ProgramStep
 from therapy_app.storage.script_progress import EXAMPLES_TITLE, script_progress
-from therapy_app.storage.script_store import ScriptStore, bundled_examples
+from therapy_app.storage.script_store import bundled_examples
 from therapy_app.tts.options import SynthesisOptions
 
 pytest_plugins = ("gui_fixtures",)
@@ -61,9 +62,9 @@ def repository():
 
 
 def test_a_script_try_keeps_its_script_in_the_database_and_in_the_queue(repository) -> None:
-    patient = repository.create_patient("Jeanne Martin")
-    script_id = ScriptStore(repository).save(patient.id, "À la boulangerie", BAKERY)
-    session = repository.start_session(patient.id, "script")
+    patient = repository.patients.create("Jeanne Martin")
+    script_id = repository.scripts.save(patient.id, "À la boulangerie", BAKERY)
+    session = repository.sessions.start(patient.id, "script")
     record = AttemptRecord(
         session_id=session.id,
         kind="script",
@@ -72,15 +73,15 @@ def test_a_script_try_keeps_its_script_in_the_database_and_in_the_queue(reposito
         success=True,
         script_id=script_id,
     )
-    stored = repository.get_attempt(repository.add_attempt(record))
+    stored = repository.attempts.get(repository.attempts.add(record))
     assert stored.record.kind == "script" and stored.record.script_id == script_id
     # An attempt waiting in the on-disk queue (database busy) keeps it too.
     assert record_from_json(record_to_json(record)).script_id == script_id
-    other = repository.add_attempt(
+    other = repository.attempts.add(
         AttemptRecord(session_id=session.id, kind="script", target_text="Merci, au revoir.")
     )
-    assert repository.get_attempt(other).record.script_id is None  # a bundled example
-    exported = {row["attempt_id"]: row for row in repository.export_rows(patient.id)}
+    assert repository.attempts.get(other).record.script_id is None  # a bundled example
+    exported = {row["attempt_id"]: row for row in repository.history.export_rows(patient.id)}
     assert exported[stored.id]["script_title"] == "À la boulangerie"
     assert exported[other]["script_title"] is None
 
@@ -88,8 +89,8 @@ def test_a_script_try_keeps_its_script_in_the_database_and_in_the_queue(reposito
 def test_progress_per_script_and_session_is_in_the_report(tmp_path: Path, speech_dir) -> None:
     clock = FakeClock()
     repository = SessionRepository(tmp_path / "data", clock=clock)
-    store = ScriptStore(repository)
-    patient = repository.create_patient("Jeanne Martin")
+    store = repository.scripts
+    patient = repository.patients.create("Jeanne Martin")
     bakery = store.save(patient.id, "À la boulangerie", BAKERY)
     doctor = store.save(
         patient.id,
@@ -113,10 +114,10 @@ def test_progress_per_script_and_session_is_in_the_report(tmp_path: Path, speech
     for day, script_id, line, verdicts in plan:
         clock.now = FakeClock().now + timedelta(days=day)
         if day not in sessions:
-            sessions[day] = repository.start_session(patient.id, "script").id
+            sessions[day] = repository.sessions.start(patient.id, "script").id
         for success in verdicts:
             clock.advance(seconds=10)
-            repository.add_attempt(
+            repository.attempts.add(
                 AttemptRecord(
                     session_id=sessions[day],
                     kind="script",
@@ -230,8 +231,8 @@ def _controller(services, repository, patient_id, events, settings=None) -> Prac
 def test_a_dialogue_is_practised_line_by_line_and_each_try_is_stored(
     services: SpeechServices, spoken: SpokenClips, repository, silent_player: SilentPlayer
 ) -> None:
-    patient = repository.create_patient("Jeanne Martin")
-    script_id = ScriptStore(repository).save(patient.id, "À la boulangerie", BAKERY)
+    patient = repository.patients.create("Jeanne Martin")
+    script_id = repository.scripts.save(patient.id, "À la boulangerie", BAKERY)
     events: list = []
     controller = _controller(
         services, repository, patient.id, events, PracticeSettings(rate_factor=0.7)
@@ -284,21 +285,21 @@ def test_a_dialogue_is_practised_line_by_line_and_each_try_is_stored(
     session_id = controller.session_id
     controller.end()
 
-    assert repository.get_session(session_id).exercise_kind == "script"
-    attempts = repository.list_attempts(session_id=session_id)
+    assert repository.sessions.get(session_id).exercise_kind == "script"
+    attempts = repository.attempts.all(session_id=session_id)
     assert [(a.record.kind, a.record.script_id, a.success) for a in attempts] == [
         ("script", script_id, True),
         ("script", script_id, False),
     ]
     assert [a.record.target_text for a in attempts] == [BAKERY[1].text, BAKERY[3].text]
-    assert all(repository.verify_recording(a) for a in attempts)
+    assert all(repository.attempts.verify_recording(a) for a in attempts)
 
 
 @pytest.mark.slow
 def test_without_scripts_of_their_own_the_patient_practises_the_examples(
     services: SpeechServices, spoken: SpokenClips, repository
 ) -> None:
-    patient = repository.create_patient("Jeanne Martin")
+    patient = repository.patients.create("Jeanne Martin")
     events: list = []
     # In today's program: the dialogue's end goes on to the program's next exercise.
     controller = _controller(
@@ -319,7 +320,7 @@ def test_without_scripts_of_their_own_the_patient_practises_the_examples(
     assert events[-1] == ExerciseDone(len(example.patient_lines))
     session_id = controller.session_id
     controller.end()
-    attempts = repository.list_attempts(session_id=session_id)
+    attempts = repository.attempts.all(session_id=session_id)
     assert [a.record.target_text for a in attempts] == list(example.patient_lines)
     assert all(a.record.script_id is None and a.success is False for a in attempts)
     assert [s.title for s in script_progress(repository, patient.id)] == [EXAMPLES_TITLE]
@@ -355,8 +356,8 @@ def test_the_patient_practises_a_dialogue_by_keyboard(
 ) -> None:
     from PySide6.QtCore import Qt
 
-    patient = gui_repository.create_patient("Jeanne Martin")
-    script_id = ScriptStore(gui_repository).save(patient.id, "À la boulangerie", BAKERY)
+    patient = gui_repository.patients.create("Jeanne Martin")
+    script_id = gui_repository.scripts.save(patient.id, "À la boulangerie", BAKERY)
     driver = _at_the_chooser(open_window)
     assert driver.window.chooser.buttons[ExerciseKind.SCRIPT].isEnabled()
     driver.key(Qt.Key.Key_5)  # "5  Dialogues"
@@ -404,15 +405,15 @@ def test_the_patient_practises_a_dialogue_by_keyboard(
     driver.key(Qt.Key.Key_Escape)
     driver.wait_screen("chooser")
     driver.qtbot.waitUntil(
-        lambda: gui_repository.get_session(session_id).ended_at is not None, timeout=10_000
+        lambda: gui_repository.sessions.get(session_id).ended_at is not None, timeout=10_000
     )
-    (attempt,) = gui_repository.list_attempts(session_id=session_id)
+    (attempt,) = gui_repository.attempts.all(session_id=session_id)
     assert (attempt.record.kind, attempt.record.script_id, attempt.success) == (
         "script",
         script_id,
         True,
     )
-    assert gui_repository.verify_recording(attempt)
+    assert gui_repository.attempts.verify_recording(attempt)
 
 
 @pytest.mark.gui
@@ -421,10 +422,8 @@ def test_a_long_dialogue_fits_a_768_pixel_screen(open_window, gui_repository, sp
     from PySide6.QtCore import Qt
     from screen_clipping import problems
 
-    patient = gui_repository.create_patient("Marie-Thérèse de la Fontaine-Dupont-Lefebvre")
-    ScriptStore(gui_repository).save(
-        patient.id, "Prendre rendez-vous chez le médecin", LONG_DIALOGUE
-    )
+    patient = gui_repository.patients.create("Marie-Thérèse de la Fontaine-Dupont-Lefebvre")
+    gui_repository.scripts.save(patient.id, "Prendre rendez-vous chez le médecin", LONG_DIALOGUE)
     driver = _at_the_chooser(open_window)
     window = driver.window
     # 1366×768 less a title bar and a panel: the window's own area.
@@ -474,9 +473,9 @@ def test_in_todays_program_the_dialogue_is_announced_and_the_program_goes_on(
 
     from therapy_app.gui.main_window import PROGRAM_DONE
 
-    patient = gui_repository.create_patient("Jeanne Martin")
-    ScriptStore(gui_repository).save(patient.id, "À la boulangerie", BAKERY)
-    gui_repository.save_program(
+    patient = gui_repository.patients.create("Jeanne Martin")
+    gui_repository.scripts.save(patient.id, "À la boulangerie", BAKERY)
+    gui_repository.programs.save(
         Program(patient.id, (ProgramStep("script"),), items_per_session=3), "claire"
     )
     driver = _at_the_chooser(open_window)
@@ -505,16 +504,15 @@ def test_in_todays_program_the_dialogue_is_announced_and_the_program_goes_on(
 def test_the_patients_lines_agree_with_their_gender_and_the_partners_do_not(repository) -> None:
     from therapy_app.phrases.model import Gender
     from therapy_app.practice.script_cycle import offered_scripts
-    from therapy_app.storage.phrase_store import PhraseStore
 
-    patient = repository.create_patient("Jeanne").id
+    patient = repository.patients.create("Jeanne").id
     turns = [
         ScriptTurn(Speaker.PARTNER, "Je suis allé vous chercher un siège."),
         ScriptTurn(Speaker.PATIENT, "Je suis allé(e) chez le médecin."),
         ScriptTurn(Speaker.PATIENT, "Je suis fatigué."),
     ]
-    ScriptStore(repository).save(patient, "Chez le médecin", turns)
-    PhraseStore(repository).set_gender(patient, Gender.FEMININE, "ortho")
+    repository.scripts.save(patient, "Chez le médecin", turns)
+    repository.phrases.set_gender(patient, Gender.FEMININE, "ortho")
     scripts, examples = offered_scripts(repository, patient)
     assert not examples
     assert [t.text for t in scripts[0].turns] == [

@@ -10,7 +10,6 @@ from therapy_app.phrases.model import Script, ScriptTurn, Speaker
 from therapy_app.storage import SessionRepository
 from therapy_app.storage.script_store import (
     ScriptError,
-    ScriptStore,
     bundled_examples,
     script_from_dict,
     script_to_dict,
@@ -26,24 +25,24 @@ BAKERY = (
 
 
 def test_save_read_replace_and_archive(repo: SessionRepository) -> None:
-    jeanne = repo.create_patient("Jeanne").id
-    paul = repo.create_patient("Paul").id
-    store = ScriptStore(repo)
+    jeanne = repo.patients.create("Jeanne").id
+    paul = repo.patients.create("Paul").id
+    store = repo.scripts
     bakery = store.save(jeanne, "  À la   boulangerie ", BAKERY)
     doctor = store.save(
         jeanne, "Chez le médecin", [ScriptTurn(PARTNER, "Ça va ?"), ScriptTurn(PATIENT, "Non.")]
     )
     store.save(paul, "Au téléphone", [ScriptTurn(PATIENT, "Allô ?"), ScriptTurn(PARTNER, "Oui.")])
-    assert store.script(bakery) == Script(bakery, "À la boulangerie", BAKERY)
-    assert [s.title for s in store.scripts(jeanne)] == ["À la boulangerie", "Chez le médecin"]
-    assert store.script(bakery).patient_lines == (
+    assert store.get(bakery) == Script(bakery, "À la boulangerie", BAKERY)
+    assert [s.title for s in store.all(jeanne)] == ["À la boulangerie", "Chez le médecin"]
+    assert store.get(bakery).patient_lines == (
         "Une baguette, s'il vous plaît.",
         "C'est tout, merci.",
     )
 
     shorter = (ScriptTurn(PARTNER, "Bonjour !"), ScriptTurn(PATIENT, "Un pain, merci."))
     assert store.save(jeanne, "La boulangerie", shorter, script_id=bakery) == bakery
-    assert store.script(bakery) == Script(bakery, "La boulangerie", shorter)
+    assert store.get(bakery) == Script(bakery, "La boulangerie", shorter)
     with pytest.raises(KeyError):
         store.save(paul, "Volé", shorter, script_id=bakery)  # not Paul's script
     with pytest.raises(KeyError):
@@ -51,17 +50,17 @@ def test_save_read_replace_and_archive(repo: SessionRepository) -> None:
 
     store.archive(doctor)
     store.archive(doctor)  # twice: nothing more
-    assert [s.id for s in store.scripts(jeanne)] == [bakery]
-    assert store.script(doctor).title == "Chez le médecin"  # its attempts stay readable
+    assert [s.id for s in store.all(jeanne)] == [bakery]
+    assert store.get(doctor).title == "Chez le médecin"  # its attempts stay readable
     with pytest.raises(KeyError):
         store.archive(999)
     with pytest.raises(KeyError):
-        store.script(999)
+        store.get(999)
 
 
 def test_a_failed_replacement_keeps_the_old_lines(repo: SessionRepository) -> None:
-    jeanne = repo.create_patient("Jeanne").id
-    store = ScriptStore(repo)
+    jeanne = repo.patients.create("Jeanne").id
+    store = repo.scripts
     bakery = store.save(jeanne, "À la boulangerie", BAKERY)
     # A line the database refuses half-way: what was written before it is rolled back.
     with repo.transaction("test"), repo.connection("test") as db:
@@ -69,7 +68,7 @@ def test_a_failed_replacement_keeps_the_old_lines(repo: SessionRepository) -> No
                    " BEGIN SELECT RAISE(ABORT, 'refused'); END")  # fmt: skip
     with pytest.raises(sqlite3.IntegrityError):
         store.save(jeanne, "Autre", [ScriptTurn(PATIENT, "Un."), ScriptTurn(PATIENT, "Deux.")])
-    assert store.script(bakery) == Script(bakery, "À la boulangerie", BAKERY)
+    assert store.get(bakery) == Script(bakery, "À la boulangerie", BAKERY)
     with pytest.raises(sqlite3.IntegrityError):
         store.save(
             jeanne,
@@ -77,8 +76,8 @@ def test_a_failed_replacement_keeps_the_old_lines(repo: SessionRepository) -> No
             [ScriptTurn(PATIENT, "Un."), ScriptTurn(PATIENT, "Deux.")],
             script_id=bakery,
         )
-    assert store.script(bakery) == Script(bakery, "À la boulangerie", BAKERY)
-    assert [s.id for s in store.scripts(jeanne)] == [bakery]
+    assert store.get(bakery) == Script(bakery, "À la boulangerie", BAKERY)
+    assert [s.id for s in store.all(jeanne)] == [bakery]
 
 
 @pytest.mark.parametrize(
@@ -109,12 +108,12 @@ def test_a_failed_replacement_keeps_the_old_lines(repo: SessionRepository) -> No
 def test_refusals_in_french_store_nothing(
     repo: SessionRepository, title: str, turns: tuple[ScriptTurn, ...], message: str
 ) -> None:
-    jeanne = repo.create_patient("Jeanne").id
+    jeanne = repo.patients.create("Jeanne").id
     with pytest.raises(ScriptError) as caught:
-        ScriptStore(repo).save(jeanne, title, turns)
+        repo.scripts.save(jeanne, title, turns)
     assert caught.value.user_message == message and caught.value.hint
     assert isinstance(caught.value, ValueError)
-    assert ScriptStore(repo).scripts(jeanne) == []
+    assert repo.scripts.all(jeanne) == []
 
 
 def test_bundled_examples_are_short_everyday_dialogues() -> None:
@@ -134,12 +133,12 @@ def test_bundled_examples_are_short_everyday_dialogues() -> None:
 
 
 def test_examples_can_be_given_to_a_patient(repo: SessionRepository) -> None:
-    jeanne = repo.create_patient("Jeanne").id
-    store = ScriptStore(repo)
+    jeanne = repo.patients.create("Jeanne").id
+    store = repo.scripts
     for example in bundled_examples():
         store.save(jeanne, example.title, example.turns)
     # By title, accents aside (SQLite's NOCASE would put "À" after "C").
-    assert [s.title for s in store.scripts(jeanne)] == [
+    assert [s.title for s in store.all(jeanne)] == [
         "À la boulangerie",
         "À la pharmacie",
         "Au téléphone",

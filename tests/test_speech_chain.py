@@ -121,7 +121,7 @@ def test_the_cli_loop_and_the_practice_run_the_same_speech_functions(monkeypatch
     caller["name"] = "practice"
     spoken = SpokenClips()
     services = assemble(dict(engines), recorder_factory=spoken, player=SilentPlayer())
-    patient = repository.create_patient("Jeanne Martin")
+    patient = repository.patients.create("Jeanne Martin")
     controller = PracticeController(
         ExerciseKind.FREE_SPEECH, services, repository, patient.id, InlineScheduler()
     )
@@ -162,7 +162,7 @@ def test_the_vad_runs_once_over_an_utterance_in_the_practice(repository):
     services = assemble(
         {**engines, "vad": vad}, recorder_factory=recorder_factory, player=SilentPlayer()
     )
-    patient = repository.create_patient("Jeanne Martin")
+    patient = repository.patients.create("Jeanne Martin")
     controller = PracticeController(
         ExerciseKind.FREE_SPEECH, services, repository, patient.id, InlineScheduler()
     )
@@ -236,7 +236,7 @@ def test_without_a_corrector_free_speech_proposes_what_was_heard(
         {**engines, "corrector": load_corrector()}, recorder_factory=spoken, player=SilentPlayer()
     )
     events: list = []
-    patient = repository.create_patient("Jeanne Martin")
+    patient = repository.patients.create("Jeanne Martin")
     controller = PracticeController(
         ExerciseKind.FREE_SPEECH, services, repository, patient.id, InlineScheduler()
     )

@@ -16,14 +16,14 @@ OLD_N = 2**14
 
 def _lock_out(repo: SessionRepository, username: str) -> AccountLockedError:
     for _ in range(passwords.MAX_FAILURES - 1):
-        assert repo.verify_therapist(username, "mauvais mot") is False
+        assert repo.accounts.verify(username, "mauvais mot") is False
     with pytest.raises(AccountLockedError) as caught:
-        repo.verify_therapist(username, "mauvais mot")
+        repo.accounts.verify(username, "mauvais mot")
     return caught.value
 
 
 def test_lockout_looks_the_same_for_an_unknown_username(repo: SessionRepository) -> None:
-    repo.create_therapist("ortho", "bon mot de passe")
+    repo.accounts.create("ortho", "bon mot de passe")
     known = _lock_out(repo, "ortho")
     unknown = _lock_out(repo, "personne")
     # Same message, same delay, same hint: the lockout tells nothing about who exists.
@@ -32,25 +32,25 @@ def test_lockout_looks_the_same_for_an_unknown_username(repo: SessionRepository)
     assert known.locked_until == unknown.locked_until
     assert "ortho" not in known.french() and "personne" not in unknown.french()
     # Locking one name does not lock another.
-    assert repo.verify_therapist("quelquun", "mauvais mot") is False
+    assert repo.accounts.verify("quelquun", "mauvais mot") is False
 
 
 def test_lockout_is_per_typed_name_ignoring_case_and_spaces(
     repo: SessionRepository, clock: FakeClock
 ) -> None:
-    repo.create_therapist("ortho", "bon mot de passe")
+    repo.accounts.create("ortho", "bon mot de passe")
     _lock_out(repo, "  ORTHO ")
     with pytest.raises(AccountLockedError):
-        repo.verify_therapist("ortho", "bon mot de passe")
+        repo.accounts.verify("ortho", "bon mot de passe")
     clock.advance(seconds=31)
-    assert repo.verify_therapist("ortho", "bon mot de passe") is True
+    assert repo.accounts.verify("ortho", "bon mot de passe") is True
 
 
 def test_no_second_account_after_first_run(repo: SessionRepository) -> None:
-    repo.create_therapist("ortho", "bon mot de passe")
+    repo.accounts.create("ortho", "bon mot de passe")
     for name in ("autre", "ORTHO"):
         with pytest.raises(AccountError) as caught:
-            repo.create_therapist(name, "un autre mot de passe")
+            repo.accounts.create(name, "un autre mot de passe")
         assert "existe déjà" in caught.value.user_message
     count = sqlite3.connect(repo.db_path).execute("SELECT COUNT(*) FROM therapists").fetchone()
     assert count == (1,)
@@ -64,7 +64,7 @@ def test_two_first_run_windows_create_one_account(tmp_path: Path) -> None:
     def create(repository: SessionRepository, name: str) -> None:
         barrier.wait()
         try:
-            repository.create_therapist(name, "bon mot de passe")
+            repository.accounts.create(name, "bon mot de passe")
             outcomes.append("created")
         except AccountError:
             outcomes.append("refused")
@@ -102,12 +102,12 @@ def _stored_n(repo: SessionRepository) -> int:
 
 def test_old_scrypt_hash_is_upgraded_on_the_next_login(repo: SessionRepository) -> None:
     assert passwords.SCRYPT_N == 2**17  # OWASP's current minimum
-    repo.create_therapist("ortho", "bon mot de passe")
+    repo.accounts.create("ortho", "bon mot de passe")
     assert _stored_n(repo) == 2**17
     _store_old_hash(repo, "bon mot de passe")
-    assert repo.verify_therapist("ortho", "mauvais mot") is False
+    assert repo.accounts.verify("ortho", "mauvais mot") is False
     assert _stored_n(repo) == OLD_N  # a wrong password changes nothing
-    assert repo.verify_therapist("ortho", "bon mot de passe") is True
+    assert repo.accounts.verify("ortho", "bon mot de passe") is True
     assert _stored_n(repo) == 2**17
-    assert repo.verify_therapist("ortho", "bon mot de passe") is True
-    assert repo.verify_therapist("ortho", "mauvais mot") is False
+    assert repo.accounts.verify("ortho", "bon mot de passe") is True
+    assert repo.accounts.verify("ortho", "mauvais mot") is False

@@ -29,11 +29,11 @@ PASSPHRASE = "cheval correct agrafe"
 
 
 def _fill(repo: SessionRepository, clock: FakeClock, attempts: int = 4) -> int:
-    patient = repo.create_patient("Jeanne Dupont")
-    session = repo.start_session(patient.id, "repetition")
+    patient = repo.patients.create("Jeanne Dupont")
+    session = repo.sessions.start(patient.id, "repetition")
     for index in range(attempts):
         clock.advance(minutes=1)
-        repo.add_attempt(
+        repo.attempts.add(
             make_record(session.id, raw_transcript=f"essai {index}"), make_clip(seed=index)
         )
     return patient.id
@@ -41,10 +41,10 @@ def _fill(repo: SessionRepository, clock: FakeClock, attempts: int = 4) -> int:
 
 def _summary(data_dir: Path) -> list[tuple[str, bool]]:
     with SessionRepository(data_dir) as repo:
-        [patient] = repo.list_patients()
+        [patient] = repo.patients.all()
         return [
-            (a.transcript, repo.verify_recording(a))
-            for a in repo.list_attempts(patient_id=patient.id)
+            (a.transcript, repo.attempts.verify_recording(a))
+            for a in repo.attempts.all(patient_id=patient.id)
         ]
 
 
@@ -116,8 +116,8 @@ def test_restore_keeps_the_current_data_aside_and_refuses_a_running_app(tmp_path
         _fill(repo, clock, attempts=2)
         info = create_backup(repo, tmp_path)
         assert backup_warning(repo) is None
-        session = repo.list_sessions(1)[0]
-        repo.add_attempt(make_record(session.id, raw_transcript="après la sauvegarde"))
+        session = repo.sessions.all(1)[0]
+        repo.attempts.add(make_record(session.id, raw_transcript="après la sauvegarde"))
         # Restoring under the running app would lose its next writes: refused.
         with pytest.raises(StorageUnavailableError) as caught:
             restore_backup(info.path, data_dir)

@@ -23,7 +23,7 @@ def _open_at_once(data_dir: str, barrier, results) -> None:  # noqa: ANN001 - mp
     barrier.wait(timeout=60)
     try:
         with SessionRepository(Path(data_dir)) as repo:
-            repo.list_patients()
+            repo.patients.all()
             results.put(("ok", repo.schema_version))
     except BaseException as exc:  # noqa: BLE001 - reported to the test, which fails on it
         results.put(("error", f"{type(exc).__name__}: {exc}"))
@@ -114,7 +114,7 @@ def test_a_start_up_lock_held_too_long_gives_a_french_message(
             SessionRepository(data_dir)
     assert "Une autre copie de l'application" in err.value.french()
     with SessionRepository(data_dir) as repo:  # free again
-        assert repo.list_patients() == []
+        assert repo.patients.all() == []
 
 
 def test_data_folder_replaced_by_a_file_gives_a_french_message(tmp_path: Path) -> None:

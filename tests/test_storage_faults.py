@@ -63,14 +63,14 @@ def test_another_programs_sqlite_file_is_refused_and_left_untouched(
 
 def test_recordings_folder_replaced_by_a_file_is_a_french_error(tmp_path: Path) -> None:
     with SessionRepository(tmp_path, clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne")
-        session = repo.start_session(patient.id, "repetition")
+        patient = repo.patients.create("Jeanne")
+        session = repo.sessions.start(patient.id, "repetition")
         (tmp_path / "recordings").write_text("pas un dossier")
         with pytest.raises(StorageUnavailableError) as caught:
-            repo.add_attempt(make_record(session.id), make_clip())
+            repo.attempts.add(make_record(session.id), make_clip())
         assert "dossier" in caught.value.user_message
         # Nothing else broken: an attempt without a recording is still stored.
-        assert repo.add_attempt(make_record(session.id)) > 0
+        assert repo.attempts.add(make_record(session.id)) > 0
 
 
 def test_database_path_that_is_a_folder_is_a_french_error(tmp_path: Path) -> None:
@@ -90,14 +90,14 @@ def _damage(db_path: Path, sql: str, params: tuple[object, ...]) -> None:
 def test_a_row_with_bad_json_or_a_bad_date_does_not_hide_the_history(tmp_path: Path) -> None:
     clock = FakeClock()
     with SessionRepository(tmp_path, clock=clock) as repo:
-        patient = repo.create_patient("Jeanne")
+        patient = repo.patients.create("Jeanne")
         sessions, ids = [], []
         for _ in range(3):
-            session = repo.start_session(patient.id, "repetition")
+            session = repo.sessions.start(patient.id, "repetition")
             sessions.append(session.id)
             for _ in range(2):
                 clock.advance(minutes=1)
-                ids.append(repo.add_attempt(make_record(session.id), make_clip()))
+                ids.append(repo.attempts.add(make_record(session.id), make_clip()))
             clock.advance(days=1)
     # Another tool (or a disk error) wrote values the app cannot read.
     _damage(
@@ -117,7 +117,7 @@ def test_a_row_with_bad_json_or_a_bad_date_does_not_hide_the_history(tmp_path: P
         ("31/02/2025", sessions[2]),
     )
     with SessionRepository(tmp_path, clock=clock) as repo:
-        listed = repo.list_attempts(patient_id=patient.id)
+        listed = repo.attempts.all(patient_id=patient.id)
         # The bad-date row is left out; the bad-JSON rows are kept and flagged.
         assert [a.id for a in listed] == [i for i in ids if i != ids[2]]
         flagged = {a.id: a.damaged for a in listed if a.damaged}
@@ -125,19 +125,19 @@ def test_a_row_with_bad_json_or_a_bad_date_does_not_hide_the_history(tmp_path: P
             ids[0]: ("timings",),
             ids[1]: ("correction_alternatives", "model_versions"),
         }
-        first = repo.get_attempt(ids[0])
+        first = repo.attempts.get(ids[0])
         assert first.record.timings is None and first.transcript == "le chat dort"
         with pytest.raises(DatabaseCorruptError) as caught:
-            repo.get_attempt(ids[2])
+            repo.attempts.get(ids[2])
         assert "endommagé" in caught.value.user_message
         # History and progress show the readable sessions.
-        assert [s.session_id for s in repo.session_history(patient.id)] == sessions[1::-1]
-        assert len(repo.progress(patient.id, "wer")) == 2
-        assert len(repo.list_sessions(patient.id)) == 2
+        assert [s.session_id for s in repo.history.summaries(patient.id)] == sessions[1::-1]
+        assert len(repo.history.progress(patient.id, "wer")) == 2
+        assert len(repo.sessions.all(patient.id)) == 2
         csv_path = tmp_path / "export.csv"
         assert export_attempts_csv(repo, csv_path, patient.id) == len(ids)  # all, as stored
         assert "31/02/2025" in csv_path.read_text(encoding="utf-8")
-        damaged = {(d.table, d.row_id, d.column) for d in repo.damaged_rows()}
+        damaged = {(d.table, d.row_id, d.column) for d in repo.maintenance.damaged_rows()}
         assert damaged == {
             ("attempts", ids[0], "timings"),
             ("attempts", ids[2], "created_at"),
@@ -159,12 +159,12 @@ def _corrupt_a_page(db_path: Path) -> None:
 
 def test_page_level_corruption_is_found_at_start_up(tmp_path: Path) -> None:
     with SessionRepository(tmp_path, clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne")
-        session = repo.start_session(patient.id, "repetition")
+        patient = repo.patients.create("Jeanne")
+        session = repo.sessions.start(patient.id, "repetition")
         with repo.transaction():
             for index in range(300):
-                repo.add_attempt(make_record(session.id, raw_transcript=f"essai {index} " * 5))
-        assert repo.integrity_check() == ["ok"]
+                repo.attempts.add(make_record(session.id, raw_transcript=f"essai {index} " * 5))
+        assert repo.maintenance.integrity_check() == ["ok"]
     db = tmp_path / DB_FILENAME
     _corrupt_a_page(db)
     before = db.read_bytes()
@@ -185,13 +185,13 @@ _VIEWER = textwrap.dedent(
     with SessionRepository(Path(sys.argv[1])) as repo:
         out["read_only"] = repo.read_only
         out["notices"] = repo.notices
-        patient = repo.list_patients()[0]
+        patient = repo.patients.all()[0]
         out["patient"] = patient.display_name
-        out["attempts"] = len(repo.list_attempts(patient_id=patient.id))
-        out["history"] = len(repo.session_history(patient.id))
-        out["login"] = repo.verify_therapist("ortho", "bon mot de passe")
+        out["attempts"] = len(repo.attempts.all(patient_id=patient.id))
+        out["history"] = len(repo.history.summaries(patient.id))
+        out["login"] = repo.accounts.verify("ortho", "bon mot de passe")
         try:
-            repo.create_patient("Nouveau")
+            repo.patients.create("Nouveau")
         except StorageUnavailableError as exc:
             out["write_refused"] = exc.user_message
     print(json.dumps(out))
@@ -240,10 +240,10 @@ def _run_viewer_on_read_only(data_dir: Path) -> dict[str, object]:
 def test_read_only_data_folder_can_still_be_viewed(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir) as repo:
-        patient = repo.create_patient("Jeanne")
-        session = repo.start_session(patient.id, "repetition")
-        repo.add_attempt(make_record(session.id), make_clip())
-        repo.create_therapist("ortho", "bon mot de passe")
+        patient = repo.patients.create("Jeanne")
+        session = repo.sessions.start(patient.id, "repetition")
+        repo.attempts.add(make_record(session.id), make_clip())
+        repo.accounts.create("ortho", "bon mot de passe")
     before = {p.name for p in data_dir.iterdir()}
     seen = _run_viewer_on_read_only(data_dir)
     assert seen["read_only"] is True

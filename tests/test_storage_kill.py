@@ -13,18 +13,19 @@ from pathlib import Path
 from storage_fixtures import FakeClock
 
 from therapy_app.storage import SessionRepository
-from therapy_app.storage.recordings import file_sha256
+from therapy_app.storage.recording_files import file_sha256
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 # The child adds attempts with recordings as fast as it can and prints each id
-# only once add_attempt has returned, i.e. once the attempt is committed.
+# only once attempts.add has returned, i.e. once the attempt is committed.
 CHILD = textwrap.dedent(
     """
     import sys
     import numpy as np
     from therapy_app.audio.clip import AudioClip
-    from therapy_app.storage import AttemptRecord, SessionRepository
+    from therapy_app.domain.attempt_record import AttemptRecord
+    from therapy_app.storage import SessionRepository
 
     data_dir, session_id = sys.argv[1], int(sys.argv[2])
     repo = SessionRepository(data_dir)
@@ -36,7 +37,7 @@ CHILD = textwrap.dedent(
             session_id=session_id, kind="repetition", raw_transcript=f"le chat dort {i}",
             target_text="le chat dort", pause_ratio=0.2,
         )
-        attempt_id = repo.add_attempt(record, clip)
+        attempt_id = repo.attempts.add(record, clip)
         print(attempt_id, flush=True)
         i += 1
     """
@@ -77,8 +78,8 @@ def _run_and_kill(
 def test_killed_writer_loses_no_committed_attempt(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir, clock=FakeClock()) as repo:
-        patient = repo.create_patient("Patient Test")
-        session_id = repo.start_session(patient.id, "repetition").id
+        patient = repo.patients.create("Patient Test")
+        session_id = repo.sessions.start(patient.id, "repetition").id
     script = tmp_path / "child.py"
     script.write_text(CHILD, encoding="utf-8")
 
@@ -87,19 +88,19 @@ def test_killed_writer_loses_no_committed_attempt(tmp_path: Path) -> None:
         all_committed += _run_and_kill(script, data_dir, session_id, kill_after, seed=round_no)
 
         with SessionRepository(data_dir) as repo:
-            assert repo.integrity_check() == ["ok"]
-            stored = {a.id: a for a in repo.list_attempts(session_id=session_id)}
+            assert repo.maintenance.integrity_check() == ["ok"]
+            stored = {a.id: a for a in repo.attempts.all(session_id=session_id)}
             missing = [i for i in all_committed if i not in stored]
             assert not missing, f"committed attempts lost after kill: {missing}"
             for attempt_id in all_committed:
                 attempt = stored[attempt_id]
-                path = repo.recording_path(attempt)
+                path = repo.attempts.recording_path(attempt)
                 assert path is not None and path.is_file(), attempt_id
                 assert file_sha256(path) == attempt.record.recording_sha256, attempt_id
             # At most the attempt in flight may exist beyond what was printed
             # (committed but killed before the print); its file must be intact too.
             for extra in set(stored) - set(all_committed):
-                assert repo.verify_recording(stored[extra])
+                assert repo.attempts.verify_recording(stored[extra])
             # Each kill may leave at most one file without its row.
-            assert len(repo.orphan_recordings()) <= round_no + 1
+            assert len(repo.maintenance.orphan_recordings()) <= round_no + 1
     assert len(all_committed) >= 3 + 11 + 25

@@ -15,8 +15,9 @@ import pytest
 
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.wavio import temporary_writer_pid, write_wav
-from therapy_app.storage import AttemptRecord, SessionRepository
-from therapy_app.storage.recordings import RECORDINGS_DIR, STALE_TEMP_AGE_S
+from therapy_app.domain.attempt_record import AttemptRecord
+from therapy_app.storage import SessionRepository
+from therapy_app.storage.recording_files import RECORDINGS_DIR, STALE_TEMP_AGE_S
 
 # A child that writes a recording with the real write_wav and is killed after
 # the temporary file is complete but before the rename.
@@ -57,9 +58,9 @@ SILENCE = AudioClip(np.zeros(8000, np.float32), 16000)
 
 def _one_attempt(repo: SessionRepository) -> tuple[int, int]:
     """Jeanne's repetition session with one attempt recorded: (patient id, session id)."""
-    patient = repo.create_patient("Jeanne")
-    session = repo.start_session(patient.id, "repetition")
-    repo.add_attempt(
+    patient = repo.patients.create("Jeanne")
+    session = repo.sessions.start(patient.id, "repetition")
+    repo.attempts.add(
         AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"), SILENCE
     )
     return patient.id, session.id
@@ -88,11 +89,11 @@ def test_temp_file_of_a_killed_writer_is_removed_at_opening(tmp_path: Path) -> N
         assert repo.removed_temporary_files == sorted(rel.values())
         assert not killed.exists() and not old.exists()
         assert live.exists() and recent_unknown.exists()
-        assert repo.orphan_recordings() == sorted(
+        assert repo.maintenance.orphan_recordings() == sorted(
             p.relative_to(data_dir).as_posix() for p in (live, recent_unknown)
         )
-        (attempt,) = repo.list_attempts(session_id=session_id)
-        assert repo.verify_recording(attempt)  # complete recordings are never touched
+        (attempt,) = repo.attempts.all(session_id=session_id)
+        assert repo.attempts.verify_recording(attempt)  # complete recordings are never touched
 
 
 def test_write_wav_names_its_temp_file_after_the_writer(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
@@ -122,7 +123,7 @@ def test_recording_of_a_writer_killed_before_its_commit_is_kept_and_reported(
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir) as repo:
         patient_id, session_id = _one_attempt(repo)
-        kept = repo.save_recording(SILENCE, patient_id)
+        kept = repo.attempts.save_recording(SILENCE, patient_id)
     month = next((data_dir / RECORDINGS_DIR / str(patient_id)).iterdir())
     child = subprocess.Popen(["true"])  # a writer that has exited
     child.wait()
@@ -133,12 +134,12 @@ def test_recording_of_a_writer_killed_before_its_commit_is_kept_and_reported(
     with SessionRepository(data_dir) as repo:
         assert repo.removed_temporary_files == []
         assert dead_writer.exists() and legacy.exists() and (data_dir / kept.relative_path).exists()
-        assert repo.orphan_recordings() == sorted(
+        assert repo.maintenance.orphan_recordings() == sorted(
             [p.relative_to(data_dir).as_posix() for p in (dead_writer, legacy)]
             + [kept.relative_path]
         )
-        (attempt,) = repo.list_attempts(session_id=session_id)
-        assert repo.verify_recording(attempt)
+        (attempt,) = repo.attempts.all(session_id=session_id)
+        assert repo.attempts.verify_recording(attempt)
 
 
 def test_a_referenced_file_that_looks_temporary_is_kept(tmp_path: Path) -> None:
@@ -146,8 +147,8 @@ def test_a_referenced_file_that_looks_temporary_is_kept(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir) as repo:
         patient_id, session_id = _one_attempt(repo)
-        (attempt,) = repo.list_attempts(session_id=session_id)
-        current = repo.recording_path(attempt)
+        (attempt,) = repo.attempts.all(session_id=session_id)
+        current = repo.attempts.recording_path(attempt)
         assert current is not None
         odd = current.with_name(".odd.wav.k2j3h4.tmp")
         current.rename(odd)
@@ -159,5 +160,5 @@ def test_a_referenced_file_that_looks_temporary_is_kept(tmp_path: Path) -> None:
     os.utime(odd, (hour_ago, hour_ago))
     with SessionRepository(data_dir) as repo:
         assert repo.removed_temporary_files == []
-        (attempt,) = repo.list_attempts(session_id=session_id)
-        assert repo.verify_recording(attempt)
+        (attempt,) = repo.attempts.all(session_id=session_id)
+        assert repo.attempts.verify_recording(attempt)

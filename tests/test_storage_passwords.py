@@ -45,62 +45,62 @@ def test_lock_duration_grows_and_is_capped() -> None:
 
 
 def test_first_run_and_account_creation(repo: SessionRepository) -> None:
-    assert not repo.has_therapist()
-    repo.create_therapist("orthophoniste", "correct horse")
-    assert repo.has_therapist()
+    assert not repo.accounts.exists()
+    repo.accounts.create("orthophoniste", "correct horse")
+    assert repo.accounts.exists()
     stored = (
         sqlite3.connect(repo.db_path)
         .execute("SELECT password_hash, password_salt, scrypt_n FROM therapists")
         .fetchone()
     )
     assert b"correct horse" not in stored[0] and stored[2] == 2**17
-    assert repo.verify_therapist("orthophoniste", "correct horse")
-    assert repo.verify_therapist("ORTHOPHONISTE", "correct horse")  # usernames ignore case
+    assert repo.accounts.verify("orthophoniste", "correct horse")
+    assert repo.accounts.verify("ORTHOPHONISTE", "correct horse")  # usernames ignore case
     with pytest.raises(AccountError) as caught:
-        repo.create_therapist("Orthophoniste", "another pass")
+        repo.accounts.create("Orthophoniste", "another pass")
     assert "existe déjà" in caught.value.user_message
     with pytest.raises(AccountError):
-        repo.create_therapist("court", "1234567")
+        repo.accounts.create("court", "1234567")
     with pytest.raises(AccountError):
-        repo.create_therapist("  ", "long enough")
-    assert not repo.verify_therapist("inconnu", "correct horse")
+        repo.accounts.create("  ", "long enough")
+    assert not repo.accounts.verify("inconnu", "correct horse")
 
 
 def test_lockout_after_five_failures_with_increasing_delay(
     repo: SessionRepository,
     clock: FakeClock,
 ) -> None:
-    repo.create_therapist("ortho", "bon mot de passe")
+    repo.accounts.create("ortho", "bon mot de passe")
     for _ in range(4):
-        assert repo.verify_therapist("ortho", "mauvais") is False
+        assert repo.accounts.verify("ortho", "mauvais") is False
     with pytest.raises(AccountLockedError) as caught:
-        repo.verify_therapist("ortho", "mauvais")  # 5th failure locks
+        repo.accounts.verify("ortho", "mauvais")  # 5th failure locks
     assert caught.value.locked_until == clock.now + timedelta(seconds=30)
     assert "bloqué" in caught.value.user_message
     # While locked even the right password is refused, without counting.
     clock.advance(seconds=29)
     with pytest.raises(AccountLockedError):
-        repo.verify_therapist("ortho", "bon mot de passe")
+        repo.accounts.verify("ortho", "bon mot de passe")
     # After the delay one more failure locks again, for twice as long.
     clock.advance(seconds=2)
     with pytest.raises(AccountLockedError) as caught:
-        repo.verify_therapist("ortho", "mauvais")
+        repo.accounts.verify("ortho", "mauvais")
     assert caught.value.locked_until == clock.now + timedelta(seconds=60)
     clock.advance(seconds=61)
-    assert repo.verify_therapist("ortho", "bon mot de passe") is True
+    assert repo.accounts.verify("ortho", "bon mot de passe") is True
     # Success resets the count: four more failures do not lock.
     for _ in range(4):
-        assert repo.verify_therapist("ortho", "mauvais") is False
-    assert repo.verify_therapist("ortho", "bon mot de passe") is True
+        assert repo.accounts.verify("ortho", "mauvais") is False
+    assert repo.accounts.verify("ortho", "bon mot de passe") is True
 
 
 def test_lock_survives_reopening(tmp_path, clock: FakeClock) -> None:
     with SessionRepository(tmp_path, clock=clock) as first:
-        first.create_therapist("ortho", "bon mot de passe")
+        first.accounts.create("ortho", "bon mot de passe")
         for _ in range(4):
-            first.verify_therapist("ortho", "mauvais")
+            first.accounts.verify("ortho", "mauvais")
         with pytest.raises(AccountLockedError):
-            first.verify_therapist("ortho", "mauvais")
+            first.accounts.verify("ortho", "mauvais")
     with SessionRepository(tmp_path, clock=clock) as second:
         with pytest.raises(AccountLockedError):
-            second.verify_therapist("ortho", "bon mot de passe")
+            second.accounts.verify("ortho", "bon mot de passe")

@@ -66,7 +66,7 @@ def test_folder_and_files_of_an_older_version_are_made_private(tmp_path: Path) -
     other.close()
     # Journal files removed at close come back with the database's new mode.
     with SessionRepository(data_dir) as repo:
-        repo.create_patient("Jeanne")
+        repo.patients.create("Jeanne")
         assert mode(data_dir) == 0o700
         assert {p.name: mode(p) for p in files if p.exists()} == {
             p.name: 0o600 for p in files if p.exists()
@@ -97,7 +97,7 @@ def test_pdf_report_is_private_and_replaced_atomically(
     from therapy_app.exports import build_report_data
     from therapy_app.gui.therapist.report_pdf import write_report_pdf
 
-    sessions = therapist_repo.list_sessions(seeded_history.patient.id)
+    sessions = therapist_repo.sessions.all(seeded_history.patient.id)
     start = min(s.started_at for s in sessions).date()
     end = max(s.started_at for s in sessions).date()
     data = build_report_data(therapist_repo, seeded_history.patient.id, start, end)

@@ -7,8 +7,8 @@ import sqlite3
 import pytest
 from storage_fixtures import make_clip, make_record
 
+from therapy_app.domain.programs import Program, ProgramStep
 from therapy_app.storage import SessionRepository, schema
-from therapy_app.storage.programs import Program, ProgramStep
 
 
 def test_migration_version_is_its_place_in_the_list(repo: SessionRepository) -> None:
@@ -20,44 +20,46 @@ def test_migration_version_is_its_place_in_the_list(repo: SessionRepository) -> 
 
 
 def test_program_round_trip_and_audit(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Jeanne")
-    assert repo.get_program(patient.id) is None
+    patient = repo.patients.create("Jeanne")
+    assert repo.programs.get(patient.id) is None
     program = Program(
         patient.id,
         (ProgramStep("repetition", 2), ProgramStep("completion", 1, "repas")),
         items_per_session=4,
         speech_rate_percent=80,
     )
-    repo.save_program(program, "claire")
-    stored = repo.get_program(patient.id)
+    repo.programs.save(program, "claire")
+    stored = repo.programs.get(patient.id)
     assert stored is not None
     assert stored.steps == program.steps
     assert (stored.items_per_session, stored.speech_rate_percent) == (4, 80)
-    repo.save_program(Program(patient.id, (ProgramStep("free_speech"),)), "claire")
-    assert repo.get_program(patient.id).steps == (ProgramStep("free_speech"),)  # type: ignore[union-attr]
-    assert [c.action for c in repo.patient_changes(patient.id)] == ["program", "program"]
+    repo.programs.save(Program(patient.id, (ProgramStep("free_speech"),)), "claire")
+    assert repo.programs.get(patient.id).steps == (ProgramStep("free_speech"),)  # type: ignore[union-attr]
+    assert [c.action for c in repo.patients.changes(patient.id)] == ["program", "program"]
 
 
 def test_program_limits(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Jeanne")
+    patient = repo.patients.create("Jeanne")
     with pytest.raises(ValueError):
         Program(patient.id, (ProgramStep("repetition"),), items_per_session=0)
     with pytest.raises(ValueError):
         Program(patient.id, (ProgramStep("repetition"),), speech_rate_percent=200)
     with pytest.raises(ValueError):
-        repo.save_program(Program(patient.id, (ProgramStep("dictée"),)), "claire")
+        repo.programs.save(Program(patient.id, (ProgramStep("dictée"),)), "claire")
     with pytest.raises(ValueError):
-        repo.save_program(Program(patient.id, ()), "claire")
+        repo.programs.save(Program(patient.id, ()), "claire")
 
 
 def test_custom_items_never_duplicate(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Jeanne")
-    other = repo.create_patient("Paul")
-    first = repo.add_custom_item(patient.id, "sentence", "  Ma fille  s'appelle Julie. ")
+    patient = repo.patients.create("Jeanne")
+    other = repo.patients.create("Paul")
+    first = repo.programs.add_custom_item(patient.id, "sentence", "  Ma fille  s'appelle Julie. ")
     assert first is not None and first.text == "Ma fille s'appelle Julie."
-    assert repo.add_custom_item(patient.id, "sentence", "ma fille s'appelle julie.") is None
-    assert repo.add_custom_item(other.id, "word", "Julie") is not None
-    added, skipped = repo.import_custom_items(
+    assert (
+        repo.programs.add_custom_item(patient.id, "sentence", "ma fille s'appelle julie.") is None
+    )
+    assert repo.programs.add_custom_item(other.id, "word", "Julie") is not None
+    added, skipped = repo.programs.import_custom_items(
         patient.id,
         [
             ("word", "couscous", "repas", ""),
@@ -66,30 +68,30 @@ def test_custom_items_never_duplicate(repo: SessionRepository) -> None:
         "claire",
     )
     assert (added, skipped) == (1, 1)
-    texts = [(i.kind, i.text, i.category) for i in repo.custom_items(patient.id)]
+    texts = [(i.kind, i.text, i.category) for i in repo.programs.custom_items(patient.id)]
     assert texts == [("sentence", "Ma fille s'appelle Julie.", ""), ("word", "couscous", "repas")]
     # A word may show a picture of the naming set; a sentence never does.
-    dog = repo.add_custom_item(patient.id, "word", "Médor", "famille", picture="chien")
+    dog = repo.programs.add_custom_item(patient.id, "word", "Médor", "famille", picture="chien")
     assert dog is not None and dog.picture == "chien"
-    pictures = [i.picture for i in repo.custom_items(patient.id)]
+    pictures = [i.picture for i in repo.programs.custom_items(patient.id)]
     assert pictures == ["", "", "chien"]
     with pytest.raises(ValueError):
-        repo.add_custom_item(patient.id, "word", "   ")
-    repo.remove_custom_item(first.id)
-    assert [i.text for i in repo.custom_items(patient.id)] == ["couscous", "Médor"]
+        repo.programs.add_custom_item(patient.id, "word", "   ")
+    repo.programs.remove_custom_item(first.id)
+    assert [i.text for i in repo.programs.custom_items(patient.id)] == ["couscous", "Médor"]
 
 
 def test_rename_archive_restore(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Jeanne Dupont")
-    renamed = repo.rename_patient(patient.id, "Jeanne Martin", "claire")
+    patient = repo.patients.create("Jeanne Dupont")
+    renamed = repo.patients.rename(patient.id, "Jeanne Martin", "claire")
     assert (renamed.display_name, renamed.initials) == ("Jeanne Martin", "JM")
-    archived = repo.set_archived(patient.id, True, "claire")
+    archived = repo.patients.set_archived(patient.id, True, "claire")
     assert archived.archived
-    assert repo.list_patients() == []
-    assert [p.id for p in repo.list_patients(include_archived=True)] == [patient.id]
-    assert not repo.set_archived(patient.id, False, "claire").archived
-    assert [p.id for p in repo.list_patients()] == [patient.id]
-    changes = repo.patient_changes(patient.id)
+    assert repo.patients.all() == []
+    assert [p.id for p in repo.patients.all(include_archived=True)] == [patient.id]
+    assert not repo.patients.set_archived(patient.id, False, "claire").archived
+    assert [p.id for p in repo.patients.all()] == [patient.id]
+    changes = repo.patients.changes(patient.id)
     assert [(c.action, c.old_value, c.new_value, c.editor) for c in changes] == [
         ("rename", "Jeanne Dupont", "Jeanne Martin", "claire"),
         ("archive", None, None, "claire"),
@@ -98,24 +100,24 @@ def test_rename_archive_restore(repo: SessionRepository) -> None:
 
 
 def test_delete_removes_everything_of_the_patient_only(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Jeanne")
-    other = repo.create_patient("Paul")
-    kept_session = repo.start_session(other.id, "repetition")
-    kept = repo.add_attempt(make_record(kept_session.id), make_clip(seed=1))
-    session = repo.start_session(patient.id, "repetition")
-    attempt = repo.add_attempt(make_record(session.id), make_clip())
-    repo.edit_transcript(attempt, "transcript", "le chat dort bien", "claire")
-    repo.override_verdict(attempt, True, "claire")
-    repo.save_program(Program(patient.id, (ProgramStep("repetition"),)), "claire")
-    repo.add_custom_item(patient.id, "word", "Julie")
-    repo.rename_patient(patient.id, "Jeanne D.", "claire")
-    recording = repo.recording_path(repo.get_attempt(attempt))
+    patient = repo.patients.create("Jeanne")
+    other = repo.patients.create("Paul")
+    kept_session = repo.sessions.start(other.id, "repetition")
+    kept = repo.attempts.add(make_record(kept_session.id), make_clip(seed=1))
+    session = repo.sessions.start(patient.id, "repetition")
+    attempt = repo.attempts.add(make_record(session.id), make_clip())
+    repo.attempts.edit_transcript(attempt, "transcript", "le chat dort bien", "claire")
+    repo.attempts.override_verdict(attempt, True, "claire")
+    repo.programs.save(Program(patient.id, (ProgramStep("repetition"),)), "claire")
+    repo.programs.add_custom_item(patient.id, "word", "Julie")
+    repo.patients.rename(patient.id, "Jeanne D.", "claire")
+    recording = repo.attempts.recording_path(repo.attempts.get(attempt))
     assert recording is not None and recording.is_file()
 
-    assert repo.delete_patient(patient.id, "claire") == 1
+    assert repo.patients.delete(patient.id, "claire") == 1
 
     with pytest.raises(KeyError):
-        repo.get_patient(patient.id)
+        repo.patients.get(patient.id)
     assert not recording.exists()
     db = sqlite3.connect(repo.db_path)
     for table in ("sessions", "programs", "custom_items"):
@@ -125,18 +127,18 @@ def test_delete_removes_everything_of_the_patient_only(repo: SessionRepository) 
     assert db.execute("SELECT COUNT(*) FROM attempts").fetchone() == (1,)
     assert db.execute("SELECT COUNT(*) FROM transcript_edits").fetchone() == (0,)
     # The audit keeps that it happened, by whom, and no name.
-    [change] = repo.patient_changes(patient.id)
+    [change] = repo.patients.changes(patient.id)
     assert (change.action, change.editor, change.new_value) == ("delete", "claire", "1 séances")
     assert "Jeanne" not in repr(db.execute("SELECT * FROM patient_changes").fetchall())
     db.close()
-    assert repo.verify_recording(repo.get_attempt(kept))
+    assert repo.attempts.verify_recording(repo.attempts.get(kept))
 
 
 def test_deleting_a_patient_deletes_their_scripts_and_phrase_book_removals(
     repo: SessionRepository,
 ) -> None:
-    gone = repo.create_patient("Jeanne").id
-    stays = repo.create_patient("Paul").id
+    gone = repo.patients.create("Jeanne").id
+    stays = repo.patients.create("Paul").id
     db = sqlite3.connect(repo.db_path)
     for patient in (gone, stays):
         script = db.execute(
@@ -155,7 +157,7 @@ def test_deleting_a_patient_deletes_their_scripts_and_phrase_book_removals(
             (patient,),
         )
     db.commit()
-    repo.delete_patient(gone, "ortho")  # foreign keys: refused before scripts were deleted
+    repo.patients.delete(gone, "ortho")  # foreign keys: refused before scripts were deleted
     counts = {
         table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: S608
         for table in ("scripts", "script_turns", "phrase_removals")

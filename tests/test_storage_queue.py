@@ -16,7 +16,7 @@ from therapy_app.practice.events import AttemptSaved, ErrorOccurred, Notice, Pra
 from therapy_app.practice.scheduling import InlineScheduler
 from therapy_app.practice.session_store import QUEUED_MESSAGE, SessionStore
 from therapy_app.storage import SessionRepository, database, pending
-from therapy_app.storage.recordings import file_sha256
+from therapy_app.storage.recording_files import file_sha256
 
 
 @pytest.fixture(autouse=True)
@@ -54,10 +54,12 @@ def _journals(data_dir: Path) -> list[Path]:
 def test_locked_database_queues_the_attempt_and_replays_it(
     repo: SessionRepository, locker: Locker
 ) -> None:
-    patient = repo.create_patient("Jeanne")
-    session = repo.start_session(patient.id, "repetition")
+    patient = repo.patients.create("Jeanne")
+    session = repo.sessions.start(patient.id, "repetition")
     locker.lock()
-    saved = repo.save_attempt(make_record(session.id, raw_transcript="le chien dort"), make_clip())
+    saved = repo.queue.save_attempt(
+        make_record(session.id, raw_transcript="le chien dort"), make_clip()
+    )
     assert saved.queued and saved.attempt_id is None
     journals = _journals(repo.data_dir)
     assert len(journals) == 1 and stat.S_IMODE(journals[0].stat().st_mode) == 0o600
@@ -65,52 +67,52 @@ def test_locked_database_queues_the_attempt_and_replays_it(
     assert queued is not None and queued.record.recording_path is not None
     recording = repo.data_dir / queued.record.recording_path
     assert recording.is_file() and file_sha256(recording) == queued.record.recording_sha256
-    assert repo.orphan_recordings() == []  # the queue refers to it
-    assert repo.queued_attempt_count() == 1
+    assert repo.maintenance.orphan_recordings() == []  # the queue refers to it
+    assert repo.queue.queued_attempt_count() == 1
     # Still locked: nothing written, nothing lost.
-    assert repo.replay_pending(wait_ms=50).remaining == 1
+    assert repo.queue.replay_pending(wait_ms=50).remaining == 1
     locker.release()
-    report = repo.replay_pending()
+    report = repo.queue.replay_pending()
     assert (report.written, report.remaining) == (1, 0)
     assert _journals(repo.data_dir) == []
-    [attempt] = repo.list_attempts(session_id=session.id)
+    [attempt] = repo.attempts.all(session_id=session.id)
     assert attempt.transcript == "le chien dort"
     assert attempt.record.recording_path == queued.record.recording_path
-    assert repo.verify_recording(attempt)
+    assert repo.attempts.verify_recording(attempt)
     assert attempt.created_at == queued.created_at
 
 
 def test_queue_is_replayed_at_next_start_up(tmp_path: Path) -> None:
     with SessionRepository(tmp_path, clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne")
-        session = repo.start_session(patient.id, "repetition")
+        patient = repo.patients.create("Jeanne")
+        session = repo.sessions.start(patient.id, "repetition")
         locker = Locker(repo.db_path)
         locker.lock()
-        assert repo.save_attempt(make_record(session.id), make_clip()).queued
+        assert repo.queue.save_attempt(make_record(session.id), make_clip()).queued
         locker.release()
         locker.conn.close()
     with SessionRepository(tmp_path, clock=FakeClock()) as reopened:
-        assert reopened.replayed.written == 1
-        assert len(reopened.list_attempts(session_id=session.id)) == 1
-        assert reopened.queued_attempt_count() == 0
+        assert reopened.queue.replayed.written == 1
+        assert len(reopened.attempts.all(session_id=session.id)) == 1
+        assert reopened.queue.queued_attempt_count() == 0
 
 
 def test_replay_interrupted_after_its_commit_writes_nothing_twice(
     repo: SessionRepository, locker: Locker, tmp_path: Path
 ) -> None:
-    patient = repo.create_patient("Jeanne")
-    session = repo.start_session(patient.id, "repetition")
+    patient = repo.patients.create("Jeanne")
+    session = repo.sessions.start(patient.id, "repetition")
     locker.lock()
-    repo.save_attempt(make_record(session.id), make_clip())
+    repo.queue.save_attempt(make_record(session.id), make_clip())
     locker.release()
     [journal] = _journals(repo.data_dir)
     copy = tmp_path / "copy.json"
     shutil.copy(journal, copy)
-    repo.replay_pending()
+    repo.queue.replay_pending()
     # A kill between the commit and the removal leaves the journal behind.
     shutil.copy(copy, journal)
-    assert repo.replay_pending().remaining == 0
-    assert len(repo.list_attempts(session_id=session.id)) == 1
+    assert repo.queue.replay_pending().remaining == 0
+    assert len(repo.attempts.all(session_id=session.id)) == 1
 
 
 class Events:
@@ -124,7 +126,7 @@ class Events:
 def test_failed_session_start_queues_everything_without_blocking_each_save(
     repo: SessionRepository, locker: Locker
 ) -> None:
-    patient = repo.create_patient("Jeanne")
+    patient = repo.patients.create("Jeanne")
     events = Events()
     store = SessionStore(repo, patient.id, "repetition", InlineScheduler(), events)
     locker.lock()
@@ -143,22 +145,22 @@ def test_failed_session_start_queues_everything_without_blocking_each_save(
     assert [e for e in events.seen if isinstance(e, ErrorOccurred)] == []
     notices = [e.message for e in events.seen if isinstance(e, Notice)]
     assert notices == [QUEUED_MESSAGE] * 3 and "Rien n'est perdu" in QUEUED_MESSAGE
-    assert repo.queued_attempt_count() == 3
+    assert repo.queue.queued_attempt_count() == 3
     locker.release()
     store.close()  # the database is free: everything is written, in order
-    assert repo.queued_attempt_count() == 0
-    [session] = repo.list_sessions(patient.id)
+    assert repo.queue.queued_attempt_count() == 0
+    [session] = repo.sessions.all(patient.id)
     assert session.ended_at is not None
-    stored = repo.list_attempts(session_id=session.id)
+    stored = repo.attempts.all(session_id=session.id)
     assert [a.transcript for a in stored] == ["essai 0", "essai 1", "essai 2"]
-    assert all(repo.verify_recording(a) for a in stored)
-    assert repo.orphan_recordings() == []
+    assert all(repo.attempts.verify_recording(a) for a in stored)
+    assert repo.maintenance.orphan_recordings() == []
 
 
 def test_save_after_the_lock_is_gone_catches_up_first(
     repo: SessionRepository, locker: Locker
 ) -> None:
-    patient = repo.create_patient("Jeanne")
+    patient = repo.patients.create("Jeanne")
     events = Events()
     store = SessionStore(repo, patient.id, "completion", InlineScheduler(), events)
     store.open()
@@ -167,5 +169,5 @@ def test_save_after_the_lock_is_gone_catches_up_first(
     locker.release()
     store.save(lambda sid: make_record(sid, kind="completion"), make_clip(seed=1))
     saved = [e for e in events.seen if isinstance(e, AttemptSaved)]
-    assert len(saved) == 1 and repo.queued_attempt_count() == 0
-    assert len(repo.list_attempts(session_id=store.session_id)) == 2  # type: ignore[arg-type]
+    assert len(saved) == 1 and repo.queue.queued_attempt_count() == 0
+    assert len(repo.attempts.all(session_id=store.session_id)) == 2  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ from therapy_app.storage import (
     SessionRepository,
     StorageUnavailableError,
     database,
-    recordings,
+    recording_files,
     schema,
 )
 from therapy_app.storage.repository import DB_FILENAME
@@ -74,7 +74,7 @@ def test_new_file_is_migrated_to_latest(tmp_path: Path) -> None:
             "_sqlite_migrations",
         } <= tables
         db.close()
-        assert [e.kind for e in repository.list_exercises()] == [
+        assert [e.kind for e in repository.sessions.exercises()] == [
             "free_speech",
             "repetition",
             "completion",
@@ -97,12 +97,12 @@ def test_migrates_from_every_earlier_version(tmp_path: Path, version: int) -> No
     check.close()
     with SessionRepository(tmp_path, db_path=path) as repository:
         assert repository.schema_version == SCHEMA_VERSION
-        assert repository.integrity_check() == ["ok"]
+        assert repository.maintenance.integrity_check() == ["ok"]
         # The migrated schema is fully usable.
-        patient = repository.create_patient("Nouveau Patient")
-        session = repository.start_session(patient.id, "repetition")
-        attempt_id = repository.add_attempt(make_record(session.id), make_clip())
-        assert repository.get_attempt(attempt_id).metrics.accuracy == 1.0
+        patient = repository.patients.create("Nouveau Patient")
+        session = repository.sessions.start(patient.id, "repetition")
+        attempt_id = repository.attempts.add(make_record(session.id), make_clip())
+        assert repository.attempts.get(attempt_id).metrics.accuracy == 1.0
 
 
 def test_v1_data_survives_migration_to_latest(tmp_path: Path) -> None:
@@ -111,21 +111,21 @@ def test_v1_data_survives_migration_to_latest(tmp_path: Path) -> None:
     _insert_v1_rows(path)
     with SessionRepository(tmp_path, db_path=path, clock=FakeClock()) as repository:
         assert repository.schema_version == SCHEMA_VERSION
-        assert repository.get_patient(1).display_name == "Marie Curie"
-        attempt = repository.get_attempt(42)
+        assert repository.patients.get(1).display_name == "Marie Curie"
+        attempt = repository.attempts.get(42)
         assert attempt.transcript == "le chat"
         assert attempt.record.chosen_sentence == "le chat dort"
         assert attempt.edited_transcript is None
         assert attempt.success is True
         assert attempt.record.correction_alternatives[0].text == "le chat dort"
         assert attempt.record.timings is not None and attempt.record.timings.asr_s == 0.5
-        assert [s.attempt_count for s in repository.session_history(1)] == [1]
+        assert [s.attempt_count for s in repository.history.summaries(1)] == [1]
         # v3: an existing patient gets the generous default pause tolerance.
-        assert repository.get_patient(1).pause_tolerance_ms == pause_tolerance.DEFAULT_MS
+        assert repository.patients.get(1).pause_tolerance_ms == pause_tolerance.DEFAULT_MS
         # v2 features work on v1 rows.
-        edited = repository.edit_transcript(42, "transcript", "le chat noir", "ortho")
+        edited = repository.attempts.edit_transcript(42, "transcript", "le chat noir", "ortho")
         assert edited.record.raw_transcript == "le chat"
-        assert len(repository.transcript_edits(42)) == 1
+        assert len(repository.attempts.transcript_edits(42)) == 1
 
 
 def test_newer_database_is_refused_in_french_and_left_untouched(tmp_path: Path) -> None:
@@ -178,7 +178,7 @@ def test_every_connection_has_wal_foreign_keys_and_busy_timeout(tmp_path: Path) 
 
 def test_foreign_keys_are_enforced(repo: SessionRepository) -> None:
     with pytest.raises(sqlite3.IntegrityError):
-        repo.start_session(999, "repetition")
+        repo.sessions.start(999, "repetition")
     db = database.connect(repo.db_path)
     with pytest.raises(sqlite3.IntegrityError):
         with database.transaction(db):
@@ -192,9 +192,9 @@ def test_foreign_keys_are_enforced(repo: SessionRepository) -> None:
 def test_transaction_rolls_back_on_error(repo: SessionRepository) -> None:
     with pytest.raises(RuntimeError):
         with repo.transaction():
-            repo.create_patient("Annulé")
+            repo.patients.create("Annulé")
             raise RuntimeError("boom")
-    assert repo.list_patients() == []
+    assert repo.patients.all() == []
 
 
 def test_locked_database_is_an_environment_error(
@@ -206,12 +206,12 @@ def test_locked_database_is_an_environment_error(
         other.execute("BEGIN IMMEDIATE")
         try:
             with pytest.raises(StorageUnavailableError) as caught:
-                repository.create_patient("Bloqué")
+                repository.patients.create("Bloqué")
             assert "occupée" in caught.value.user_message
         finally:
             other.execute("ROLLBACK")
             other.close()
-        assert repository.create_patient("Débloqué").display_name == "Débloqué"
+        assert repository.patients.create("Débloqué").display_name == "Débloqué"
 
 
 def test_not_a_database_is_reported_as_corrupt(tmp_path: Path) -> None:
@@ -234,13 +234,13 @@ def test_disk_full_while_writing_a_recording_is_an_environment_error(
         except OSError as exc:
             raise AudioInputError("Impossible d'enregistrer.", "", str(exc)) from exc
 
-    monkeypatch.setattr(recordings, "write_wav", full_disk)
-    patient = repo.create_patient("Disque Plein")
-    session = repo.start_session(patient.id, "repetition")
+    monkeypatch.setattr(recording_files, "write_wav", full_disk)
+    patient = repo.patients.create("Disque Plein")
+    session = repo.sessions.start(patient.id, "repetition")
     with pytest.raises(StorageUnavailableError) as caught:
-        repo.add_attempt(make_record(session.id), make_clip())
+        repo.attempts.add(make_record(session.id), make_clip())
     assert "disque est plein" in caught.value.user_message
-    assert repo.list_attempts(session_id=session.id) == []
+    assert repo.attempts.all(session_id=session.id) == []
 
 
 def test_bugs_are_not_disguised_as_environment_errors(repo: SessionRepository) -> None:
@@ -281,13 +281,13 @@ def test_m005_naming_widens_the_kinds_and_keeps_v4_rows(tmp_path: Path) -> None:
     conn.close()
     with SessionRepository(path.parent) as repository:
         assert repository.schema_version == SCHEMA_VERSION
-        session = repository.start_session(1, "naming")
-        attempt_id = repository.add_attempt(
+        session = repository.sessions.start(1, "naming")
+        attempt_id = repository.attempts.add(
             make_record(session.id, kind="naming", target_text="chat", cue_level=2)
         )
-        stored = repository.get_attempt(attempt_id)
+        stored = repository.attempts.get(attempt_id)
         assert stored.record.kind == "naming" and stored.record.cue_level == 2
-        assert [a.id for a in repository.list_attempts(session_id=7)] == [42]
+        assert [a.id for a in repository.attempts.all(session_id=7)] == [42]
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA foreign_keys = ON")
     assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]

@@ -162,7 +162,7 @@ def test_restore_refused_or_cancelled_changes_nothing_and_the_app_goes_on(
     assert "annulée" in panel.status.text() and panel.restore_button.isEnabled()
     assert unlocked_area.isVisible()
     panel.refresh()  # the repository is still open and usable
-    assert therapist_repo.data_counts() == (2, 7)
+    assert therapist_repo.maintenance.data_counts() == (2, 7)
     assert recordings(data_dir) == before
     assert not [p for p in data_dir.iterdir() if "restauration-" in p.name]
 
@@ -206,4 +206,4 @@ def test_after_a_restore_the_main_window_closes_and_the_next_start_sees_the_back
         area.backup.restore_button.click()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=SIGNAL_TIMEOUT_MS)
     with Repository(tmp_path / "data") as restarted:
-        assert restarted.data_counts() == (1, 2)
+        assert restarted.maintenance.data_counts() == (1, 2)

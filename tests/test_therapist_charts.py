@@ -37,7 +37,7 @@ def test_six_charts_with_one_point_per_session(
         "word_count", "function_word_ratio", "words_per_minute", "accuracy", *NAMING_CHARTS,
     ]  # fmt: skip
     expected = {
-        m.name: len(therapist_repo.progress(seeded_history.patient.id, m.name))
+        m.name: len(therapist_repo.history.progress(seeded_history.patient.id, m.name))
         for m in CHART_METRICS
     }
     assert expected == {
@@ -48,7 +48,7 @@ def test_six_charts_with_one_point_per_session(
     view = unlocked_area.progress.views["accuracy"]
     series = view.chart().series()[0]
     values = [series.at(i).y() for i in range(series.count())]
-    points = therapist_repo.progress(seeded_history.patient.id, "accuracy")
+    points = therapist_repo.history.progress(seeded_history.patient.id, "accuracy")
     assert values == pytest.approx([p.value * 100 for p in points])
     times = [series.at(i).x() for i in range(series.count())]
     assert times == sorted(times)
@@ -76,13 +76,13 @@ def test_naming_charts_show_pictures_named_and_the_help_needed(
 ) -> None:
     from storage_fixtures import make_record
 
-    session = therapist_repo.start_session(seeded_history.patient.id, "naming")
+    session = therapist_repo.sessions.start(seeded_history.patient.id, "naming")
     for word, level, success in (("chat", 2, True), ("pomme", 4, False), ("vélo", 0, True)):
-        therapist_repo.add_attempt(
+        therapist_repo.attempts.add(
             make_record(session.id, kind="naming", target_text=word, cue_level=level,
                         success=success, raw_transcript=word)
         )  # fmt: skip
-    therapist_repo.end_session(session.id)
+    therapist_repo.sessions.end(session.id)
     progress = unlocked_area.progress
     with qtbot.waitSignal(progress.charts_updated, timeout=SIGNAL_TIMEOUT_MS):
         progress.set_exercise_kind("naming")

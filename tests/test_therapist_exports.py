@@ -30,7 +30,7 @@ pytestmark = pytest.mark.gui
 
 
 def _period(repo: SessionRepository, patient_id: int) -> tuple[date, date]:
-    sessions = repo.list_sessions(patient_id)
+    sessions = repo.sessions.all(patient_id)
     return sessions[0].started_at.astimezone().date(), sessions[-1].started_at.astimezone().date()
 
 
@@ -108,7 +108,7 @@ def test_pdf_report_has_patient_headings_and_charts(
         assert expected in text, expected
     assert "Paul Martin" not in text
     # One table row per session, dated.
-    for session in therapist_repo.list_sessions(seeded_history.patient.id):
+    for session in therapist_repo.sessions.all(seeded_history.patient.id):
         assert session.started_at.astimezone().strftime("%d/%m/%Y %H:%M") in text
 
 

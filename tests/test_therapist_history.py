@@ -69,7 +69,7 @@ def test_history_table_lists_sessions_newest_first(
     unlocked_area: TherapistArea, therapist_repo: SessionRepository, seeded_history: SeededHistory
 ) -> None:
     rows = _table_texts(unlocked_area.history.session_view)
-    summaries = therapist_repo.session_history(seeded_history.patient.id)
+    summaries = therapist_repo.history.summaries(seeded_history.patient.id)
     assert len(rows) == len(summaries) == 3
     header = unlocked_area.history.session_view.model()
     headers = [header.headerData(c, Qt.Orientation.Horizontal) for c in range(len(rows[0]))]
@@ -103,8 +103,8 @@ def test_sessions_without_attempts_are_not_listed_nor_opened(
     request: pytest.FixtureRequest,
 ) -> None:
     # Opening an exercise and leaving at once: the newest session has no attempt.
-    empty = therapist_repo.start_session(seeded_history.patient.id, "completion")
-    therapist_repo.end_session(empty.id)
+    empty = therapist_repo.sessions.start(seeded_history.patient.id, "completion")
+    therapist_repo.sessions.end(empty.id)
     therapist_area = request.getfixturevalue("therapist_area")  # after the account exists
     log_in(qtbot, therapist_area)
     rows = _table_texts(therapist_area.history.session_view)
@@ -149,7 +149,7 @@ def test_attempt_detail_shows_transcripts_and_scores(
         unlocked_area.history.open_button.click()
     detail = unlocked_area.detail
     assert unlocked_area.history_stack.currentWidget() is detail
-    attempt = therapist_repo.get_attempt(free)
+    attempt = therapist_repo.attempts.get(free)
     assert detail.transcript_editor.edit.text() == "moi aller boulangerie hier"
     assert detail.raw.text() == fmt.quoted("moi aller boulangerie hier")
     assert detail.chosen.text() == fmt.quoted("Hier, je suis allé à la boulangerie.")
@@ -177,7 +177,7 @@ def test_transcript_correction_is_saved_and_audited(
     attempt_id = seeded_history.attempt_ids[3]  # "Le chat dort." for "Le chat dort sur le canapé."
     _open(qtbot, unlocked_area, attempt_id)
     detail = unlocked_area.detail
-    before = therapist_repo.get_attempt(attempt_id)
+    before = therapist_repo.attempts.get(attempt_id)
     detail.transcript_editor.edit.setText("Le chat dort sur le canapé.")
     with (
         qtbot.waitSignal(detail.transcript_saved, timeout=SIGNAL_TIMEOUT_MS) as saved,
@@ -185,11 +185,11 @@ def test_transcript_correction_is_saved_and_audited(
     ):
         detail.transcript_editor.save_button.click()
     assert saved.args == [attempt_id, "transcript"]
-    after = therapist_repo.get_attempt(attempt_id)
+    after = therapist_repo.attempts.get(attempt_id)
     assert after.edited_transcript == "Le chat dort sur le canapé."
     assert after.record.raw_transcript == "Le chat dort."  # the original is kept
     assert after.metrics.accuracy == 1.0 and before.metrics.accuracy < 1.0
-    edits = therapist_repo.transcript_edits(attempt_id)
+    edits = therapist_repo.attempts.transcript_edits(attempt_id)
     assert [(e.field, e.old_text, e.new_text, e.editor) for e in edits] == [
         ("transcript", "Le chat dort.", "Le chat dort sur le canapé.", USERNAME)
     ]
@@ -201,7 +201,7 @@ def test_transcript_correction_is_saved_and_audited(
     assert detail.status.text() == "Correction enregistrée. Le texte d'origine est conservé."
     # The session's mean accuracy was recomputed and the table refreshed.
     newest = _table_texts(unlocked_area.history.session_view)[0]
-    summary = therapist_repo.session_history(seeded_history.patient.id)[0]
+    summary = therapist_repo.history.summaries(seeded_history.patient.id)[0]
     assert newest[7] == fmt.percent(summary.mean_accuracy)
     # The attempt list marks the corrected transcript.
     said = [row[2] for row in _table_texts(unlocked_area.history.attempt_view)]
@@ -210,7 +210,7 @@ def test_transcript_correction_is_saved_and_audited(
     # Saving the same text again records nothing.
     detail.transcript_editor.save_button.click()
     assert detail.status.text() == "Aucun changement à enregistrer."
-    assert len(therapist_repo.transcript_edits(attempt_id)) == 1
+    assert len(therapist_repo.attempts.transcript_edits(attempt_id)) == 1
 
 
 def test_repetition_transcript_correction(
@@ -226,7 +226,7 @@ def test_repetition_transcript_correction(
     with qtbot.waitSignal(unlocked_area.detail.transcript_saved, timeout=SIGNAL_TIMEOUT_MS) as b:
         editor.save_button.click()
     assert b.args == [free, "repetition_transcript"]
-    attempt = therapist_repo.get_attempt(free)
+    attempt = therapist_repo.attempts.get(free)
     assert attempt.edited_repetition_transcript == "hier je suis allé à la boulangerie"
     assert attempt.record.repetition_transcript == "hier je suis allé boulangerie"
     assert "répétition" in unlocked_area.detail.edit_history.text()
@@ -244,7 +244,9 @@ def test_play_reads_the_recording_off_the_ui_thread(
     unlocked_area.detail.player = player
     with qtbot.waitSignal(unlocked_area.detail.playback_started, timeout=SIGNAL_TIMEOUT_MS):
         unlocked_area.detail.play_button.click()
-    expected = read_wav(therapist_repo.recording_path(therapist_repo.get_attempt(attempt_id)))
+    expected = read_wav(
+        therapist_repo.attempts.recording_path(therapist_repo.attempts.get(attempt_id))
+    )
     assert len(player.clips) == 1
     assert player.clips[0].duration == pytest.approx(expected.duration)
     assert player.threads[0] != threading.get_ident()
@@ -277,8 +279,8 @@ def test_pause_tolerance_is_set_per_patient(
     with qtbot.waitSignal(settings.saved, timeout=SIGNAL_TIMEOUT_MS) as saved:
         settings.pause.editingFinished.emit()
     assert saved.args[0].pause_tolerance_ms == 6000
-    assert therapist_repo.get_patient(seeded_history.patient.id).pause_tolerance_ms == 6000
-    assert therapist_repo.get_patient(seeded_history.other.id).pause_tolerance_ms == 3500
+    assert therapist_repo.patients.get(seeded_history.patient.id).pause_tolerance_ms == 6000
+    assert therapist_repo.patients.get(seeded_history.other.id).pause_tolerance_ms == 3500
     # Another patient shows their own value; back to the first shows the saved one.
     with qtbot.waitSignal(unlocked_area.history.attempts_loaded, timeout=SIGNAL_TIMEOUT_MS):
         unlocked_area.select_patient(seeded_history.other.id)

@@ -67,15 +67,15 @@ def test_first_run_creates_the_account(
     login.confirmation.setText(PASSWORD + "x")
     login.submit_button.click()
     assert login.message.text() == "Les deux mots de passe ne sont pas identiques."
-    assert not therapist_repo.has_therapist()
+    assert not therapist_repo.accounts.exists()
 
     login.confirmation.setText(PASSWORD)
     with qtbot.waitSignal(login.authenticated, timeout=SIGNAL_TIMEOUT_MS) as blocker:
         login.submit_button.click()
     assert blocker.args == [USERNAME]
     assert therapist_area.is_unlocked and therapist_area.username == USERNAME
-    assert therapist_repo.has_therapist()
-    assert therapist_repo.verify_therapist(USERNAME, PASSWORD)
+    assert therapist_repo.accounts.exists()
+    assert therapist_repo.accounts.verify(USERNAME, PASSWORD)
     # The password fields do not keep the secret once used.
     assert login.password.text() == "" and login.confirmation.text() == ""
 
@@ -123,7 +123,7 @@ def test_lockout_after_five_failures_with_countdown(
     assert not login.submit_button.isEnabled()
     # Even the right password is refused while locked, by storage itself.
     with pytest.raises(AccountLockedError):
-        therapist_repo.verify_therapist(USERNAME, PASSWORD)
+        therapist_repo.accounts.verify(USERNAME, PASSWORD)
 
     therapist_clock.advance(seconds=12)
     with qtbot.waitSignal(login.message_shown, timeout=SIGNAL_TIMEOUT_MS) as blocker:

@@ -43,17 +43,17 @@ def test_rename_archive_restore_are_audited_and_reach_the_start_screen(
     panel.name.setText("Jeanne Martin")
     with qtbot.waitSignal(panel.changes_loaded, timeout=SIGNAL_TIMEOUT_MS):
         panel.rename_button.click()
-    assert therapist_repo.get_patient(patient.id).display_name == "Jeanne Martin"
+    assert therapist_repo.patients.get(patient.id).display_name == "Jeanne Martin"
     assert unlocked_area.patient_names()[0] == "Jeanne Martin"
     assert unlocked_area.exports.patient_label.text() == "Exports pour Jeanne Martin"
 
     with qtbot.waitSignal(panel.changes_loaded, timeout=SIGNAL_TIMEOUT_MS):
         panel.archive_button.click()
-    assert therapist_repo.get_patient(patient.id).archived
+    assert therapist_repo.patients.get(patient.id).archived
     # Still in the therapist's list (history kept), marked; gone from the start screen.
     assert unlocked_area.patient_names()[0] == "Jeanne Martin" + ARCHIVED_SUFFIX
     assert _profiles(qtbot, therapist_repo, unlocked_area.runner) == ["Paul Martin"]
-    assert len(therapist_repo.list_sessions(patient.id)) == 3
+    assert len(therapist_repo.sessions.all(patient.id)) == 3
     assert panel.archive_button.text() == "Restaurer"
 
     with qtbot.waitSignal(panel.changes_loaded, timeout=SIGNAL_TIMEOUT_MS):
@@ -83,7 +83,7 @@ def test_delete_needs_the_name_typed_and_offers_the_export_first(
 
     panel.confirm_name.setText("Paul Martin")  # the wrong patient's name
     assert not panel.confirm_button.isEnabled()
-    assert therapist_repo.get_patient(patient.id)  # still there
+    assert therapist_repo.patients.get(patient.id)  # still there
 
     panel.confirm_name.setText("Jeanne Dupont")
     assert panel.confirm_button.isEnabled()
@@ -91,9 +91,9 @@ def test_delete_needs_the_name_typed_and_offers_the_export_first(
         panel.confirm_button.click()
     assert deleted.args == [patient.id]
     with pytest.raises(KeyError):
-        therapist_repo.get_patient(patient.id)
+        therapist_repo.patients.get(patient.id)
     assert unlocked_area.patient_names() == ["Paul Martin"]
-    [change] = therapist_repo.patient_changes(patient.id)
+    [change] = therapist_repo.patients.changes(patient.id)
     assert (change.action, change.editor) == ("delete", "claire")
 
 
@@ -135,7 +135,7 @@ def test_custom_list_export_then_import_never_overwrites(
     lists.import_from(file)  # again: nothing doubled, nothing replaced
     qtbot.waitUntil(lambda: "déjà" in lists.status.text(), timeout=SIGNAL_TIMEOUT_MS)
     assert lists.status.text().startswith("0 élément(s) ajouté(s). 2 déjà dans la liste")
-    assert len(therapist_repo.custom_items(seeded_history.other.id)) == 2
+    assert len(therapist_repo.programs.custom_items(seeded_history.other.id)) == 2
 
     bad = tmp_path / "mauvais.json"
     bad.write_text('{"format": "therapy-app-custom-list", "version": 9, "items": []}')

@@ -11,7 +11,7 @@ pytest.importorskip("PySide6")
 from therapist_fixtures import PASSWORD, SIGNAL_TIMEOUT_MS, USERNAME  # noqa: E402
 
 from therapy_app.storage import AccountError, SessionRepository  # noqa: E402
-from therapy_app.storage.accounts import WRONG_CODE  # noqa: E402
+from therapy_app.storage.account_store import WRONG_CODE  # noqa: E402
 
 if TYPE_CHECKING:
     from therapy_app.gui.therapist import TherapistArea
@@ -41,17 +41,19 @@ def test_code_shown_once_at_creation_then_regenerated(
     second = box.code.text()
     assert second != first
     with pytest.raises(AccountError):
-        therapist_repo.reset_password(USERNAME, first, NEW_PASSWORD)  # the old code is dead
+        therapist_repo.accounts.reset_password(
+            USERNAME, first, NEW_PASSWORD
+        )  # the old code is dead
     therapist_area.lock()
     assert not box.isVisible() and box.code.text() == ""
-    therapist_repo.reset_password(USERNAME, second, NEW_PASSWORD)
-    assert therapist_repo.verify_therapist(USERNAME, NEW_PASSWORD)
+    therapist_repo.accounts.reset_password(USERNAME, second, NEW_PASSWORD)
+    assert therapist_repo.accounts.verify(USERNAME, NEW_PASSWORD)
 
 
 def test_forgotten_password_reset_with_the_code(
     qtbot, therapist_area: TherapistArea, therapist_repo: SessionRepository
 ) -> None:
-    code = therapist_repo.create_therapist(USERNAME, PASSWORD)
+    code = therapist_repo.accounts.create(USERNAME, PASSWORD)
     with qtbot.waitSignal(therapist_area.login.mode_changed, timeout=SIGNAL_TIMEOUT_MS):
         therapist_area.login.refresh()
     login = therapist_area.login
@@ -72,7 +74,7 @@ def test_forgotten_password_reset_with_the_code(
     ) as wrong:
         page.submit_button.click()
     assert wrong.args[0].startswith(WRONG_CODE)
-    assert therapist_repo.verify_therapist(USERNAME, PASSWORD)
+    assert therapist_repo.accounts.verify(USERNAME, PASSWORD)
 
     page.code.setText(code.lower())
     page.password.setText(NEW_PASSWORD)
@@ -89,4 +91,4 @@ def test_forgotten_password_reset_with_the_code(
     login.password.setText(NEW_PASSWORD)
     with qtbot.waitSignal(login.authenticated, timeout=SIGNAL_TIMEOUT_MS):
         login.submit_button.click()
-    assert not therapist_repo.verify_therapist(USERNAME, PASSWORD)
+    assert not therapist_repo.accounts.verify(USERNAME, PASSWORD)

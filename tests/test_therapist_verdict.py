@@ -30,20 +30,20 @@ def test_correction_recomputes_and_override_decides_the_verdict(
     with qtbot.waitSignal(unlocked_area.detail.attempt_loaded, timeout=SIGNAL_TIMEOUT_MS):
         unlocked_area.open_attempt(attempt_id)
     detail = unlocked_area.detail
-    assert therapist_repo.get_attempt(attempt_id).success is False
+    assert therapist_repo.attempts.get(attempt_id).success is False
     assert "échoué (calcul automatique)" in detail.verdict.state.text()
     assert not detail.verdict.automatic_button.isEnabled()
 
     detail.transcript_editor.edit.setText("Le chat dort sur le canapé.")
     with qtbot.waitSignal(detail.transcript_saved, timeout=SIGNAL_TIMEOUT_MS):
         detail.transcript_editor.save_button.click()
-    assert therapist_repo.get_attempt(attempt_id).success is True
+    assert therapist_repo.attempts.get(attempt_id).success is True
     assert "réussi (calcul automatique)" in detail.verdict.state.text()
     assert "recalculé après une correction : échoué → réussi" in detail.verdict.history.text()
 
     with qtbot.waitSignal(detail.verdict_saved, timeout=SIGNAL_TIMEOUT_MS):
         detail.verdict.failure_button.click()
-    stored = therapist_repo.get_attempt(attempt_id)
+    stored = therapist_repo.attempts.get(attempt_id)
     assert (stored.success, stored.verdict_override, stored.computed_success) == (
         False,
         False,
@@ -57,6 +57,6 @@ def test_correction_recomputes_and_override_decides_the_verdict(
 
     with qtbot.waitSignal(detail.verdict_saved, timeout=SIGNAL_TIMEOUT_MS):
         detail.verdict.automatic_button.click()
-    assert therapist_repo.get_attempt(attempt_id).success is True
-    causes = [c.cause for c in therapist_repo.verdict_changes(attempt_id)]
+    assert therapist_repo.attempts.get(attempt_id).success is True
+    causes = [c.cause for c in therapist_repo.attempts.verdict_changes(attempt_id)]
     assert causes == ["transcript_edit", "override", "override_removed"]

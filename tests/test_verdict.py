@@ -51,27 +51,27 @@ def test_storage_derives_the_practice_verdict(
     target = "le chat dort bien"
     wer, _ = best_wer(heard, [target])
     assert decide(wer).success is success  # what the patient is told
-    patient = repo.create_patient("Paul")
-    session = repo.start_session(patient.id, "repetition")
-    stored = repo.get_attempt(
-        repo.add_attempt(make_record(session.id, target_text=target, raw_transcript=heard))
+    patient = repo.patients.create("Paul")
+    session = repo.sessions.start(patient.id, "repetition")
+    stored = repo.attempts.get(
+        repo.attempts.add(make_record(session.id, target_text=target, raw_transcript=heard))
     )
     # Before: storage said accuracy >= 0.8, so 0.75 was a failure here and a
     # success on the patient's screen.
     assert stored.metrics.wer == pytest.approx(wer)
     assert stored.success is success
-    assert repo.session_history(patient.id)[0].success_rate == float(success)
+    assert repo.history.summaries(patient.id)[0].success_rate == float(success)
 
 
 def test_an_edit_is_judged_by_the_same_rule(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Paul")
-    session = repo.start_session(patient.id, "repetition")
-    attempt_id = repo.add_attempt(
+    patient = repo.patients.create("Paul")
+    session = repo.sessions.start(patient.id, "repetition")
+    attempt_id = repo.attempts.add(
         make_record(session.id, target_text="le chat dort bien", raw_transcript="rien")
     )
-    assert repo.get_attempt(attempt_id).success is False
-    repo.edit_transcript(attempt_id, "transcript", "le chien dort bien", "ortho")
-    assert repo.get_attempt(attempt_id).success is True
+    assert repo.attempts.get(attempt_id).success is False
+    repo.attempts.edit_transcript(attempt_id, "transcript", "le chien dort bien", "ortho")
+    assert repo.attempts.get(attempt_id).success is True
 
 
 def test_naming_accepts_a_smaller_margin_than_sentences() -> None:

@@ -200,7 +200,7 @@ def test_lock_of_another_process_and_of_a_dead_one(user_data_dir: Path) -> None:
 
 def test_status_of_a_patient(user_data_dir: Path, adapter: Path) -> None:
     with SessionRepository(user_data_dir) as repository:
-        patient = repository.create_patient("Jeanne Martin")
+        patient = repository.patients.create("Jeanne Martin")
         status = store.voice_status(repository, patient.id)
         assert status.usable_total == 0 and status.decision is None
         assert not status.active and not status.running
@@ -212,9 +212,9 @@ def test_status_of_a_patient(user_data_dir: Path, adapter: Path) -> None:
 
 def test_find_patient_by_name(user_data_dir: Path) -> None:
     with SessionRepository(user_data_dir) as repository:
-        jeanne = repository.create_patient("Jeanne Martin")
-        repository.create_patient("Paul")
-        repository.create_patient("paul ")
+        jeanne = repository.patients.create("Jeanne Martin")
+        repository.patients.create("Paul")
+        repository.patients.create("paul ")
         assert store.find_patient(repository, "  jeanne martin ").id == jeanne.id
         with pytest.raises(TherapyAppError, match="Aucun patient"):
             store.find_patient(repository, "Marie")
@@ -224,7 +224,7 @@ def test_find_patient_by_name(user_data_dir: Path) -> None:
 
 def test_too_few_recordings_refused_before_training(user_data_dir: Path) -> None:
     with SessionRepository(user_data_dir) as repository:
-        patient = repository.create_patient("Jeanne")
+        patient = repository.patients.create("Jeanne")
         with pytest.raises(NotEnoughRecordingsError, match=f"au moins {MIN_SAMPLES}") as caught:
             plan_adaptation(repository, patient.id)
     assert "il y en a 0" in caught.value.user_message
@@ -628,8 +628,8 @@ def test_a_patients_exercises_use_their_personal_voice(qtbot: Any, user_data_dir
         pytest.skip("no adapter file to stand for a personal one")
     steps = preloaded_steps()  # skips when the models are not built
     with SessionRepository(user_data_dir) as repository:
-        jeanne = repository.create_patient("Jeanne")
-        paul = repository.create_patient("Paul")
+        jeanne = repository.patients.create("Jeanne")
+        paul = repository.patients.create("Paul")
         sha = sha256_file(halting)
         store.save_decision(user_data_dir, jeanne.id, _decision(True, sha, scoring=True), halting)
         window = MainWindow(repository, player=SilentPlayer(), load_steps=steps)

@@ -111,7 +111,7 @@ def test_unknown_patient_on_a_fresh_install(user_data_dir: Path, args: tuple[str
 
 def test_unknown_patient_among_others(user_data_dir: Path) -> None:
     with SessionRepository(user_data_dir) as repository:
-        repository.create_patient("Paul Durand")
+        repository.patients.create("Paul Durand")
     result = run_cli("transcribe", str(DATA / "human" / "six.wav"), "--patient", "Jeanne")
     assert_one_french_error(result, "Aucun patient ne s'appelle « Jeanne »")
 
@@ -178,14 +178,14 @@ def test_adapt_while_another_runs(tmp_path: Path, user_data_dir: Path) -> None:
 
 def test_revert_without_personal_model(user_data_dir: Path) -> None:
     with SessionRepository(user_data_dir) as repository:
-        repository.create_patient("Jeanne")
+        repository.patients.create("Jeanne")
     assert_one_french_error(run_cli("voice", "revert", "--patient", "Jeanne"), "modèle général")
 
 
 @needs_models
 def test_personal_model_used_then_reverted(user_data_dir: Path) -> None:
     with SessionRepository(user_data_dir) as repository:
-        patient = repository.create_patient("Jeanne")
+        patient = repository.patients.create("Jeanne")
     sha = _adopt(user_data_dir, patient.id, scoring=True)
     recording = str(DATA / "speech" / "sentence_03.wav")
 
@@ -232,7 +232,7 @@ def test_personal_model_used_then_reverted(user_data_dir: Path) -> None:
 @needs_models
 def test_status_json(user_data_dir: Path) -> None:
     with SessionRepository(user_data_dir) as repository:
-        patient = repository.create_patient("Jeanne")
+        patient = repository.patients.create("Jeanne")
     _adopt(user_data_dir, patient.id, scoring=False)
     data = json.loads(_ok(run_cli("voice", "status", "--patient", "Jeanne", "--json"))[-1])
     assert data["active"] is True and data["running"] is False

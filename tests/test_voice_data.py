@@ -97,7 +97,7 @@ def _try(
     outcome = TryOutcome(
         kind, _heard(clip, heard), _result(success, score, by_words=by_words), target, 0, None
     )
-    return repo.add_attempt(item_record(session_id, outcome, "cpu", versions), clip)
+    return repo.attempts.add(item_record(session_id, outcome, "cpu", versions), clip)
 
 
 def _by_attempt(samples: list[VoiceSample]) -> dict[int | None, tuple[str, str]]:
@@ -156,8 +156,8 @@ TRIES = {
 
 
 def test_each_try_teaches_only_the_words_someone_vouches_for(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Jeanne Dupont").id
-    sessions = {kind: repo.start_session(patient, kind.value).id for kind in (R, N, C)}
+    patient = repo.patients.create("Jeanne Dupont").id
+    sessions = {kind: repo.sessions.start(patient, kind.value).id for kind in (R, N, C)}
     ids = {
         key: _try(
             repo, sessions[t.kind], DATA / t.recording, t.kind, t.target, t.heard,
@@ -165,21 +165,21 @@ def test_each_try_teaches_only_the_words_someone_vouches_for(repo: SessionReposi
         )
         for key, t in TRIES.items()
     }  # fmt: skip
-    repo.override_verdict(ids["refused"], False, "ortho")
-    repo.override_verdict(ids["confirmed"], True, "ortho")
-    repo.override_verdict(ids["unlabelled"], True, "ortho")
-    repo.edit_transcript(ids["corrected"], "transcript", "un chameau", "ortho")
-    repo.override_verdict(ids["corrected"], False, "ortho")
-    repo.edit_transcript(ids["noted"], "transcript", "[inaudible]", "ortho")
-    free = repo.start_session(patient, "free_speech").id
+    repo.attempts.override_verdict(ids["refused"], False, "ortho")
+    repo.attempts.override_verdict(ids["confirmed"], True, "ortho")
+    repo.attempts.override_verdict(ids["unlabelled"], True, "ortho")
+    repo.attempts.edit_transcript(ids["corrected"], "transcript", "un chameau", "ortho")
+    repo.attempts.override_verdict(ids["corrected"], False, "ortho")
+    repo.attempts.edit_transcript(ids["noted"], "transcript", "[inaudible]", "ortho")
+    free = repo.sessions.start(patient, "free_speech").id
     for key, wav, heard in (
         ("free", "telegraphic_01.wav", "moi aller boulangerie"),
         ("edited_free", "telegraphic_02.wav", "femme manger pom"),
     ):
         clip = _clip(SPEECH / wav)
         record = free_speech_record(free, _heard(clip, heard), CorrectionResult(), None, "cpu", {})
-        ids[key] = repo.add_attempt(record, clip)
-    repo.edit_transcript(ids["edited_free"], "transcript", "femme manger pomme", "ortho")
+        ids[key] = repo.attempts.add(record, clip)
+    repo.attempts.edit_transcript(ids["edited_free"], "transcript", "femme manger pomme", "ortho")
 
     found = _by_attempt(usable_samples(repo, patient))
     assert {key: found.get(i) for key, i in ids.items() if i in found} == {
@@ -191,8 +191,10 @@ def test_each_try_teaches_only_the_words_someone_vouches_for(repo: SessionReposi
         "edited_free": ("edited", "femme manger pomme"),
     }
     for sample in usable_samples(repo, patient):
-        attempt = repo.get_attempt(sample.attempt_id or 0)
-        assert sample.audio == repo.recording_path(attempt) and repo.verify_recording(attempt)
+        attempt = repo.attempts.get(sample.attempt_id or 0)
+        assert sample.audio == repo.attempts.recording_path(
+            attempt
+        ) and repo.attempts.verify_recording(attempt)
     assert usable_counts(repo, patient) == {
         "edited": 2,
         "confirmed": 1,
@@ -203,44 +205,44 @@ def test_each_try_teaches_only_the_words_someone_vouches_for(repo: SessionReposi
 
 
 def test_a_later_edit_or_override_replaces_what_the_rule_taught(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Paul Martin").id
-    session = repo.start_session(patient, "repetition").id
+    patient = repo.patients.create("Paul Martin").id
+    session = repo.sessions.start(patient, "repetition").id
     wav = HUMAN / "lundi.wav"
     attempt = _try(repo, session, wav, ExerciseKind.REPETITION, "lundi", "lundi", success=True)
     assert _by_attempt(usable_samples(repo, patient)) == {attempt: ("clear_margin", "lundi")}
     # The therapist heard "mardi": the rule's label goes, theirs comes.
-    repo.edit_transcript(attempt, "transcript", "mardi", "ortho")
+    repo.attempts.edit_transcript(attempt, "transcript", "mardi", "ortho")
     assert _by_attempt(usable_samples(repo, patient)) == {attempt: ("edited", "mardi")}
     other = _try(
         repo, session, HUMAN / "jeudi.wav", ExerciseKind.REPETITION, "jeudi", "jeudi", success=True
     )
-    repo.override_verdict(other, False, "ortho")
+    repo.attempts.override_verdict(other, False, "ortho")
     assert other not in _by_attempt(usable_samples(repo, patient))
-    repo.override_verdict(other, None, "ortho")  # given back to the rule
+    repo.attempts.override_verdict(other, None, "ortho")  # given back to the rule
     assert _by_attempt(usable_samples(repo, patient))[other] == ("clear_margin", "jeudi")
 
 
 def test_a_missing_or_altered_recording_is_not_taught(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Paul Martin").id
-    session = repo.start_session(patient, "repetition").id
+    patient = repo.patients.create("Paul Martin").id
+    session = repo.sessions.start(patient, "repetition").id
     gone = _try(repo, session, HUMAN / "mardi.wav", R, "mardi", "mardi", success=True)
     altered = _try(repo, session, HUMAN / "jeudi.wav", R, "jeudi", "jeudi", success=True)
     kept = _try(repo, session, HUMAN / "onze.wav", R, "onze", "onze", success=True)
-    path = repo.recording_path(repo.get_attempt(gone))
+    path = repo.attempts.recording_path(repo.attempts.get(gone))
     assert path is not None
     path.unlink()
-    path = repo.recording_path(repo.get_attempt(altered))
+    path = repo.attempts.recording_path(repo.attempts.get(altered))
     assert path is not None
     write_wav(path, _clip(HUMAN / "dix.wav"))
     assert set(_by_attempt(usable_samples(repo, patient))) == {kept}
 
 
 def test_the_same_recording_keeps_its_strongest_label(repo: SessionRepository) -> None:
-    patient = repo.create_patient("Paul Martin").id
-    session = repo.start_session(patient, "repetition").id
+    patient = repo.patients.create("Paul Martin").id
+    session = repo.sessions.start(patient, "repetition").id
     wav = HUMAN / "fevrier.wav"
     first = _try(repo, session, wav, R, "février", "Février.", success=False, by_words=False)
-    repo.override_verdict(first, True, "ortho")
+    repo.attempts.override_verdict(first, True, "ortho")
     # The same audio stored again later (a replayed try), a clear success of the rule.
     _try(repo, session, wav, R, "février", "février", success=True)
     [sample] = usable_samples(repo, patient)
@@ -254,7 +256,7 @@ def _mode(path: Path) -> int:
 def test_enrolment_keeps_every_item_and_teaches_the_accepted_ones(
     repo: SessionRepository,
 ) -> None:
-    patient = repo.create_patient("Jeanne Dupont").id
+    patient = repo.patients.create("Jeanne Dupont").id
     right = add_enrolment(repo, patient, _clip(HUMAN / "lundi.wav"), "  lundi ", True)
     wrong = add_enrolment(repo, patient, _clip(HUMAN / "mardi.wav"), "mardi", False)
     assert wrong is None and right is not None
@@ -349,7 +351,7 @@ def test_import_creates_the_profile_and_skips_bad_lines(
     tsv.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(rows).encode("utf-8"))
     report = import_tsv(repo, "  Mme   Lefèvre ", tsv)
     assert report.created and report.added == 3 and report.patient_name == "Mme Lefèvre"
-    [patient] = repo.list_patients()
+    [patient] = repo.patients.all()
     assert (patient.id, patient.display_name) == (report.patient_id, "Mme Lefèvre")
     reasons = dict(report.skipped)
     assert sorted(reasons) == [4, 6, 7, 8, 9, 10]
@@ -389,7 +391,7 @@ def test_a_list_with_nothing_usable_changes_nothing(
     with pytest.raises(VoiceImportError) as caught:
         import_tsv(repo, "Nouveau Patient", tsv)
     assert "UTF-8" in caught.value.user_message
-    assert repo.list_patients() == [] and not (repo.data_dir / "voice").exists()
+    assert repo.patients.all() == [] and not (repo.data_dir / "voice").exists()
 
 
 def _voice_state(data_dir: Path) -> dict[str, bytes]:
@@ -402,7 +404,7 @@ def _voice_state(data_dir: Path) -> dict[str, bytes]:
 def test_backup_and_restore_carry_the_voice_folders(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir, clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne Dupont").id
+        patient = repo.patients.create("Jeanne Dupont").id
         add_enrolment(repo, patient, _clip(HUMAN / "lundi.wav"), "lundi", True)
         add_enrolment(repo, patient, _clip(HUMAN / "mardi.wav"), "mardi", False)
         voice = patient_voice_dir(data_dir, patient)
@@ -446,7 +448,7 @@ def test_backup_and_restore_carry_the_voice_folders(tmp_path: Path) -> None:
 def test_a_restore_leaves_no_later_voice_file_in_place(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     with SessionRepository(data_dir, clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne Dupont").id
+        patient = repo.patients.create("Jeanne Dupont").id
         add_enrolment(repo, patient, _clip(HUMAN / "lundi.wav"), "lundi", True)
         info = create_backup(repo, tmp_path / "b.therapy-backup")
         # After the backup: a personal model the restored data never had.
@@ -457,7 +459,7 @@ def test_a_restore_leaves_no_later_voice_file_in_place(tmp_path: Path) -> None:
 
 def test_backups_without_voices_stay_readable_by_older_versions(tmp_path: Path) -> None:
     with SessionRepository(tmp_path / "data", clock=FakeClock()) as repo:
-        repo.create_patient("Jeanne Dupont")
+        repo.patients.create("Jeanne Dupont")
         info = create_backup(repo, tmp_path / "b.therapy-backup")
     with zipfile.ZipFile(info.path) as zf:
         assert json.loads(zf.read("manifest.json"))["format"] == 1
@@ -476,7 +478,7 @@ def test_voice_names_in_a_backup_are_checked(tmp_path: Path) -> None:
     assert member_path("voice/patient-3/a.wav", voice=False) is None
     # A format-1 backup never had voice files: one naming them is refused whole.
     with SessionRepository(tmp_path / "data", clock=FakeClock()) as repo:
-        patient = repo.create_patient("Jeanne Dupont").id
+        patient = repo.patients.create("Jeanne Dupont").id
         add_enrolment(repo, patient, _clip(HUMAN / "lundi.wav"), "lundi", True)
         info = create_backup(repo, tmp_path / "b.therapy-backup")
     forged = tmp_path / "forged.therapy-backup"
@@ -491,12 +493,12 @@ def test_voice_names_in_a_backup_are_checked(tmp_path: Path) -> None:
 
 
 def test_deleting_a_patient_deletes_their_voice(repo: SessionRepository) -> None:
-    gone = repo.create_patient("Jeanne Dupont").id
-    stays = repo.create_patient("Paul Martin").id
+    gone = repo.patients.create("Jeanne Dupont").id
+    stays = repo.patients.create("Paul Martin").id
     for patient in (gone, stays):
         add_enrolment(repo, patient, _clip(HUMAN / "onze.wav"), "onze", True)
         (patient_voice_dir(repo.data_dir, patient) / "decision.json").write_text("{}")
-    repo.delete_patient(gone, "ortho")
+    repo.patients.delete(gone, "ortho")
     assert not patient_voice_dir(repo.data_dir, gone).exists()
     assert [p.name for p in (repo.data_dir / "voice").iterdir()] == [f"patient-{stays}"]
     assert [s.text for s in usable_samples(repo, stays)] == ["onze"]
@@ -505,12 +507,12 @@ def test_deleting_a_patient_deletes_their_voice(repo: SessionRepository) -> None
 def test_a_patient_whose_voice_is_being_adapted_is_not_deleted(repo: SessionRepository) -> None:
     from therapy_app.voice.store import AdaptationRunningError, adaptation_lock
 
-    patient = repo.create_patient("Jeanne Dupont").id
+    patient = repo.patients.create("Jeanne Dupont").id
     add_enrolment(repo, patient, _clip(HUMAN / "onze.wav"), "onze", True)
     with adaptation_lock(repo.data_dir, patient), pytest.raises(AdaptationRunningError) as err:
-        repo.delete_patient(patient, "ortho")
+        repo.patients.delete(patient, "ortho")
     assert "adaptation" in err.value.french()
-    assert repo.get_patient(patient).id == patient
+    assert repo.patients.get(patient).id == patient
     assert [s.text for s in usable_samples(repo, patient)] == ["onze"]
-    repo.delete_patient(patient, "ortho")  # the run is over: deleting works
+    repo.patients.delete(patient, "ortho")  # the run is over: deleting works
     assert not patient_voice_dir(repo.data_dir, patient).exists()

@@ -138,8 +138,8 @@ def voice_data(
     """The first patient: a confirmed try, an edited transcript, 3 right and 1 wrong enrolment
     recordings, and an adopted personal model."""
     first, second = seeded_history.attempt_ids[:2]
-    therapist_repo.override_verdict(first, True, "claire")
-    therapist_repo.edit_transcript(second, "transcript", "le train demain", "claire")
+    therapist_repo.attempts.override_verdict(first, True, "claire")
+    therapist_repo.attempts.edit_transcript(second, "transcript", "le train demain", "claire")
     pid = seeded_history.patient.id
     _enrol(therapist_repo, pid, WORDS[:3], ok=True)
     _enrol(therapist_repo, pid, WORDS[3:], ok=False)

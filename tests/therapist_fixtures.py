@@ -17,7 +17,8 @@ import pytest
 from storage_fixtures import FakeClock
 
 from therapy_app.audio.wavio import read_wav
-from therapy_app.storage import AttemptRecord, Candidate, Patient, SessionRepository
+from therapy_app.domain.attempt_record import AttemptRecord, Candidate
+from therapy_app.storage import Patient, SessionRepository
 
 PASSWORD = "orthophonie-2025"
 USERNAME = "claire"
@@ -77,13 +78,13 @@ class SeededHistory:
 def seed_history(repo: SessionRepository, clock: FakeClock, speech_dir: Path) -> SeededHistory:
     """Add two patients with real attempts (recordings from ``tests/data/speech``)."""
     start = clock.now
-    patient = repo.create_patient("Jeanne Dupont")
-    other = repo.create_patient("Paul Martin")
+    patient = repo.patients.create("Jeanne Dupont")
+    other = repo.patients.create("Paul Martin")
     session_ids: list[int] = []
     attempt_ids: list[int] = []
     for kind, day, attempts in _PLAN:
         clock.now = start + timedelta(days=day)
-        session = repo.start_session(patient.id, kind)
+        session = repo.sessions.start(patient.id, kind)
         session_ids.append(session.id)
         for clip_name, target, transcript, chosen, repetition in attempts:
             clock.advance(minutes=1)
@@ -103,12 +104,12 @@ def seed_history(repo: SessionRepository, clock: FakeClock, speech_dir: Path) ->
                 pause_ratio=0.3,
                 cue_level=0,
             )
-            attempt_ids.append(repo.add_attempt(record, clip))
+            attempt_ids.append(repo.attempts.add(record, clip))
         clock.advance(minutes=5)
-        repo.end_session(session.id)
+        repo.sessions.end(session.id)
     clock.now = start + timedelta(days=1)
-    other_session = repo.start_session(other.id, "repetition")
-    repo.add_attempt(
+    other_session = repo.sessions.start(other.id, "repetition")
+    repo.attempts.add(
         AttemptRecord(
             session_id=other_session.id,
             kind="repetition",
@@ -139,7 +140,7 @@ def seeded_history(
 ) -> SeededHistory:
     """``therapist_repo`` with :func:`seed_history` applied and a therapist account."""
     history = seed_history(therapist_repo, therapist_clock, speech_dir)
-    therapist_repo.create_therapist(USERNAME, PASSWORD)
+    therapist_repo.accounts.create(USERNAME, PASSWORD)
     return history
 
 

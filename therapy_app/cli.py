@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # imported lazily at run time: `--help` and `doctor` start fa
     from therapy_app.speech.chain import UtteranceResult
     from therapy_app.speech.services import SpeechServices
     from therapy_app.storage import SessionRepository
-    from therapy_app.storage.records import Patient
+    from therapy_app.storage.row_types import Patient
     from therapy_app.voice.model import AdaptProgress, PersonalModel
 
 _LOGGER = logging.getLogger("therapy_app.cli")
@@ -348,7 +348,6 @@ def _loop_book(args: argparse.Namespace) -> PhraseBook | None:
         return None
     from therapy_app.phrases.book import file_book, patient_book
     from therapy_app.phrases.model import Gender
-    from therapy_app.storage.phrase_store import PhraseStore
 
     gender = Gender.UNSAID
     book = None
@@ -357,7 +356,7 @@ def _loop_book(args: argparse.Namespace) -> PhraseBook | None:
             if args.phrases is None:
                 book = patient_book(repository, patient.id)
             else:
-                gender = PhraseStore(repository).gender(patient.id)
+                gender = repository.phrases.gender(patient.id)
     if book is None:
         book = file_book(Path(args.phrases), gender)
     origin = "du fichier" if args.phrases is not None else "du carnet du patient"
@@ -634,7 +633,7 @@ def _cmd_backup(args: argparse.Namespace) -> int:
     if args.status:
         with SessionRepository(check_integrity=False) as repository:
             warning = backup_warning(repository, args.max_age_days)
-            last = repository.last_backup_time()
+            last = repository.maintenance.last_backup_time()
         _out(
             f"dernière sauvegarde : {last.astimezone():%d/%m/%Y %H:%M}"
             if last

@@ -20,7 +20,8 @@ import numpy as np
 from therapy_app.analysis.closed_class import CLOSED_CLASS_WORDS
 from therapy_app.analysis.metrics import words
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
-from therapy_app.storage import AttemptRecord, Candidate, Patient, SessionRepository
+from therapy_app.domain.attempt_record import AttemptRecord, Candidate
+from therapy_app.storage import Patient, SessionRepository
 
 DEMO_USERNAME = "orthophoniste"
 DEMO_PASSWORD = "demo-orthophonie"
@@ -214,14 +215,14 @@ def _add_sessions(
     }
     for when, kind, skill in plan:
         clock.now = when
-        session = repository.start_session(patient.id, kind)
+        session = repository.sessions.start(patient.id, kind)
         for n, sentence in enumerate(rng.sample(pools[kind], attempts_per_session())):
             at = when + timedelta(minutes=1 + 2 * n)
             record, duration = _attempt(session.id, kind, sentence, skill, rng, at)
             clip = hum(min(duration, 6.0), seed=len(attempt_ids) + patient.id * 1000)
-            attempt_ids.append(repository.add_attempt(record, clip))
+            attempt_ids.append(repository.attempts.add(record, clip))
         clock.now = when + timedelta(minutes=20)
-        repository.end_session(session.id)
+        repository.sessions.end(session.id)
     return attempt_ids
 
 
@@ -240,8 +241,8 @@ def seed_demo(
     """
     rng = random.Random(20250106)
     clock.now = DEMO_START - timedelta(days=7)
-    patient = repository.create_patient("Jeanne Leroy")
-    others = [repository.create_patient(name) for name in ("Marcel Dubois", "Sophie Garnier")]
+    patient = repository.patients.create("Jeanne Leroy")
+    others = [repository.patients.create(name) for name in ("Marcel Dubois", "Sophie Garnier")]
     plan: list[tuple[datetime, str, float]] = []
     for week in range(DEMO_WEEKS):
         for day, kind in _WEEKLY:
@@ -256,10 +257,10 @@ def seed_demo(
         _add_sessions(repository, clock, other, other_plan, rng, lambda: 3)
     if with_account:
         clock.now = plan[-1][0] + timedelta(hours=2)
-        repository.create_therapist(DEMO_USERNAME, DEMO_PASSWORD)
+        repository.accounts.create(DEMO_USERNAME, DEMO_PASSWORD)
     # The therapist heard the last attempt differently from the recogniser.
-    last = repository.get_attempt(ids[-1])
+    last = repository.attempts.get(ids[-1])
     clock.now = plan[-1][0] + timedelta(hours=3)
     fixed = last.record.target_text or last.record.chosen_sentence or last.transcript
-    repository.edit_transcript(last.id, "transcript", fixed.rstrip("."), DEMO_USERNAME)
+    repository.attempts.edit_transcript(last.id, "transcript", fixed.rstrip("."), DEMO_USERNAME)
     return DemoData(patient, others, last.id, plan[0][0], plan[-1][0])

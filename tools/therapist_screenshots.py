@@ -20,6 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QTimer, SignalInstance
 from PySide6.QtWidgets import QApplication
 
+from therapy_app.domain.programs import Program, ProgramStep
 from therapy_app.exports import build_report_data
 from therapy_app.gui.therapist.area import (
     TAB_EXPORTS,
@@ -34,8 +35,7 @@ from therapy_app.gui.therapist.area import (
 from therapy_app.gui.therapist.report_pdf import write_report_pdf
 from therapy_app.model_store import sha256_file
 from therapy_app.storage import SessionRepository
-from therapy_app.storage.programs import Program, ProgramStep
-from therapy_app.storage.script_store import ScriptStore, bundled_examples
+from therapy_app.storage.script_store import bundled_examples
 from therapy_app.voice import store as voice_store
 from therapy_app.voice.enrolment import add_enrolment, enrolment_items
 from therapy_app.voice.model import VoiceDecision, VoiceFigures
@@ -117,7 +117,7 @@ def _render_pdf_pages(pdf: Path, out_dir: Path) -> list[Path]:
 
 def _demo_program(repository: SessionRepository, patient_id: int) -> None:
     """A program, a custom list and an archived-then-restored history for the demo patient."""
-    repository.save_program(
+    repository.programs.save(
         Program(
             patient_id,
             (
@@ -130,7 +130,7 @@ def _demo_program(repository: SessionRepository, patient_id: int) -> None:
         ),
         DEMO_USERNAME,
     )
-    repository.import_custom_items(
+    repository.programs.import_custom_items(
         patient_id,
         [
             ("sentence", "Ma fille s'appelle Julie.", "famille", ""),
@@ -141,8 +141,8 @@ def _demo_program(repository: SessionRepository, patient_id: int) -> None:
         ],
         DEMO_USERNAME,
     )
-    repository.set_archived(patient_id, True, DEMO_USERNAME)
-    repository.set_archived(patient_id, False, DEMO_USERNAME)
+    repository.patients.set_archived(patient_id, True, DEMO_USERNAME)
+    repository.patients.set_archived(patient_id, False, DEMO_USERNAME)
 
 
 def _demo_voice(repository: SessionRepository, patient_id: int, folder: Path) -> None:
@@ -202,7 +202,7 @@ def save_screenshots(out_dir: Path) -> list[Path]:
                 area.login.submit()
             written.append(_grab(area, out_dir / f"{PREFIX}first_run.png"))
 
-            repository.create_therapist(DEMO_USERNAME, DEMO_PASSWORD)
+            repository.accounts.create(DEMO_USERNAME, DEMO_PASSWORD)
             with _waiting(area.login.mode_changed):
                 area.login.refresh()
             area.login.username.setText(DEMO_USERNAME)
@@ -240,18 +240,18 @@ def save_screenshots(out_dir: Path) -> list[Path]:
             with _waiting(area.custom_lists.items_loaded):
                 area.custom_lists.reload()
             with _waiting(area.program.program_loaded):
-                area.program.set_patient(repository.get_patient(demo.patient.id))
+                area.program.set_patient(repository.patients.get(demo.patient.id))
             written.append(_grab(area, out_dir / f"{PREFIX}program.png"))
 
             area.tabs.setCurrentIndex(TAB_PATIENT)
             with _waiting(area.patient_panel.changes_loaded):
-                area.patient_panel.set_patient(repository.get_patient(demo.patient.id))
+                area.patient_panel.set_patient(repository.patients.get(demo.patient.id))
             area.patient_panel.ask_delete()
             written.append(_grab(area, out_dir / f"{PREFIX}patients.png"))
-            area.patient_panel.set_patient(repository.get_patient(demo.patient.id))
+            area.patient_panel.set_patient(repository.patients.get(demo.patient.id))
 
             # « Ses mots »: the custom list and, beside it, the phrase book with its sources.
-            patient = repository.get_patient(demo.patient.id)
+            patient = repository.patients.get(demo.patient.id)
             with _waiting(area.custom_lists.phrase_book.entries_loaded):
                 area.tabs.setCurrentIndex(TAB_LIST)
                 area.custom_lists.phrase_book.set_patient(patient)
@@ -259,7 +259,7 @@ def save_screenshots(out_dir: Path) -> list[Path]:
 
             # « Scripts »: one bundled dialogue given to the patient.
             example = bundled_examples()[0]
-            ScriptStore(repository).save(patient.id, example.title, list(example.turns))
+            repository.scripts.save(patient.id, example.title, list(example.turns))
             with _waiting(area.scripts.scripts_loaded):
                 area.tabs.setCurrentIndex(TAB_SCRIPTS)
                 area.scripts.set_patient(patient)

@@ -214,7 +214,7 @@ def session_transcript(
 
 
 def _load_clip(repository: SessionRepository, attempt: Attempt) -> AudioClip | None:
-    path = repository.recording_path(attempt)
+    path = repository.attempts.recording_path(attempt)
     if path is None:
         return None
     try:
@@ -280,8 +280,8 @@ def export_patient_chat(
     # existing one chosen by the therapist keeps its permissions.
     out_dir.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     written: list[Path] = []
-    for session in repository.list_sessions(patient_id):
-        attempts = repository.list_attempts(session_id=session.id)
+    for session in repository.sessions.all(patient_id):
+        attempts = repository.attempts.all(session_id=session.id)
         if not attempts:
             continue
         stem = session_file_stem(session)

@@ -119,7 +119,7 @@ def escape_formula(text: str) -> str:
 
 
 def write_attempts_csv(rows: Iterable[Mapping[str, Any]], path: Path) -> int:
-    """Write export rows (``SessionRepository.export_rows``) to ``path``, atomically.
+    """Write export rows (``HistoryStore.export_rows``) to ``path``, atomically.
 
     Args:
         rows: dicts keyed by ``storage.EXPORT_COLUMNS``.
@@ -150,4 +150,4 @@ def export_attempts_csv(
     Returns:
         The number of attempts written.
     """
-    return write_attempts_csv(repository.export_rows(patient_id), path)
+    return write_attempts_csv(repository.history.export_rows(patient_id), path)

@@ -23,17 +23,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from therapy_app.domain.programs import CUSTOM_KINDS, MAX_CUSTOM_TEXT, CustomItem
 from therapy_app.errors import TherapyAppError
 from therapy_app.exports.files import atomic_text_writer
 from therapy_app.input_files import parse_json, read_text
 from therapy_app.naming.bank import default_bank
 from therapy_app.phrases.model import Script
-from therapy_app.storage.phrase_store import PhraseStore
-from therapy_app.storage.programs import CUSTOM_KINDS, MAX_CUSTOM_TEXT, CustomItem
 from therapy_app.storage.repository import SessionRepository
 from therapy_app.storage.script_store import (
     ScriptError,
-    ScriptStore,
     script_from_dict,
     script_to_dict,
 )
@@ -290,13 +288,13 @@ def export_patient_lists(
         OSError: the file cannot be written.
         StorageError: the database cannot be read.
     """
-    scripts = ScriptStore(repository).scripts(patient_id)
+    scripts = repository.scripts.all(patient_id)
     count = write_custom_list(
         path,
-        repository.custom_items(patient_id),
+        repository.programs.custom_items(patient_id),
         repository.now(),
         scripts=scripts,
-        removals=PhraseStore(repository).removals(patient_id),
+        removals=repository.phrases.removals(patient_id),
     )
     return count, len(scripts)
 
@@ -314,14 +312,14 @@ def import_patient_lists(
         ValueError: empty editor.
         StorageError: the database cannot be written.
     """
-    scripts, phrases = ScriptStore(repository), PhraseStore(repository)
+    scripts, phrases = repository.scripts, repository.phrases
     with repository.transaction("importing lists"):
-        added, skipped = repository.import_custom_items(
+        added, skipped = repository.programs.import_custom_items(
             patient_id,
             [(i.kind, i.text, i.category, i.picture) for i in content.items],
             editor,
         )
-        titles = {s.title.casefold() for s in scripts.scripts(patient_id)}
+        titles = {s.title.casefold() for s in scripts.all(patient_id)}
         scripts_added = 0
         for script in content.scripts:
             if script.title.casefold() not in titles:

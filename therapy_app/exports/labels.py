@@ -28,7 +28,7 @@ class ChartMetric:
     """A metric drawn as a progress chart.
 
     Attributes:
-        name: ``storage.records.METRIC_NAMES`` entry passed to ``progress()``.
+        name: ``storage.row_types.METRIC_NAMES`` entry passed to ``progress()``.
         title: French chart title.
         axis: French unit for the value axis.
         percent: the stored value is a ratio in [0, 1], shown as a percentage.

@@ -67,16 +67,16 @@ def build_report_data(
     """
     if end < start:
         raise ValueError(f"period ends ({end}) before it starts ({start})")
-    patient = repository.get_patient(patient_id)
+    patient = repository.patients.get(patient_id)
     sessions = [
         s
-        for s in reversed(repository.session_history(patient_id))
+        for s in reversed(repository.history.summaries(patient_id))
         if s.attempt_count and in_period(s.started_at, start, end)
     ]
     series = {
         metric.name: [
             p
-            for p in repository.progress(patient_id, metric.name, exercise_kind)
+            for p in repository.history.progress(patient_id, metric.name, exercise_kind)
             if in_period(p.started_at, start, end)
         ]
         for metric in CHART_METRICS

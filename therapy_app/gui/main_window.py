@@ -218,10 +218,10 @@ class MainWindow(QMainWindow):
 
     def retry_pending(self) -> None:
         """Write queued attempts in the background when there are any (timer, every minute)."""
-        if self.repository.read_only or not self.repository.queued_attempt_count():
+        if self.repository.read_only or not self.repository.queue.queued_attempt_count():
             return
         self.runner.submit(
-            self.repository.replay_pending,
+            self.repository.queue.replay_pending,
             wait_ms=QUEUE_RETRY_WAIT_MS,
             on_done=lambda report: _LOGGER.info("queue replayed: %s", report),
             on_error=lambda exc: _LOGGER.warning("queue not replayed: %r", exc),

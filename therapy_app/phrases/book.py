@@ -6,14 +6,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from therapy_app.domain.programs import MAX_CUSTOM_TEXT
 from therapy_app.errors import TherapyAppError
 from therapy_app.input_files import read_text
 from therapy_app.phrases.agreement import agree
 from therapy_app.phrases.model import Gender, Phrase, PhraseBook, PhraseSource
-from therapy_app.storage.phrase_store import PhraseStore
-from therapy_app.storage.programs import MAX_CUSTOM_TEXT
 from therapy_app.storage.repository import SessionRepository
-from therapy_app.storage.script_store import ScriptStore, visible_text
+from therapy_app.storage.script_store import visible_text
 
 MAX_FILE_BYTES = 1_000_000
 MAX_FILE_SENTENCES = 2000
@@ -67,17 +66,17 @@ def book_entries(repository: SessionRepository, patient_id: int) -> list[BookEnt
     Raises:
         KeyError: unknown patient.
     """
-    phrases = PhraseStore(repository)
+    phrases = repository.phrases
     gender = phrases.gender(patient_id)
     written: list[tuple[str, PhraseSource, str]] = [
         (item.text, PhraseSource.CUSTOM, "")
-        for item in repository.custom_items(patient_id)
+        for item in repository.programs.custom_items(patient_id)
         if item.kind == "sentence"
     ]
     written += [(text, PhraseSource.CHOSEN, "") for text in phrases.chosen_sentences(patient_id)]
     written += [
         (line, PhraseSource.SCRIPT, script.title)
-        for script in ScriptStore(repository).scripts(patient_id)
+        for script in repository.scripts.all(patient_id)
         for line in script.patient_lines
     ]
     removed = set().union(*(_forms(text) for text in phrases.removals(patient_id)))
@@ -98,7 +97,7 @@ def give_back(repository: SessionRepository, patient_id: int, written: str) -> i
     Returns:
         How many removals were undone (0: it was not removed).
     """
-    store = PhraseStore(repository)
+    store = repository.phrases
     forms = _forms(visible_text(written))
     matching = [text for text in store.removals(patient_id) if not forms.isdisjoint(_forms(text))]
     with repository.transaction("restoring a sentence"):
@@ -127,7 +126,7 @@ def patient_book(repository: SessionRepository, patient_id: int) -> PhraseBook:
         KeyError: unknown patient.
         StorageError: the database cannot be read.
     """
-    gender = PhraseStore(repository).gender(patient_id)
+    gender = repository.phrases.gender(patient_id)
     kept = tuple(e.phrase for e in book_entries(repository, patient_id) if not e.removed)
     return PhraseBook(kept, gender)
 

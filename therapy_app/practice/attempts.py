@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from therapy_app.asr.utterance import HeardUtterance
+from therapy_app.domain.attempt_record import AttemptRecord, Candidate, StepTimings
 from therapy_app.practice.events import ExerciseKind
 from therapy_app.practice.scoring import ScoreResult
 from therapy_app.speech.chain import PHRASE, CorrectionResult
-from therapy_app.storage.records import AttemptRecord, Candidate, StepTimings
 
 
 @dataclass(frozen=True)

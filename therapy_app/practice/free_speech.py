@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 
 from therapy_app.asr.utterance import HeardUtterance
+from therapy_app.domain.attempt_record import AttemptRecord
 from therapy_app.exercises import ExerciseContent
 from therapy_app.phrases.book import patient_book, with_chosen
 from therapy_app.phrases.match import index_book
@@ -17,7 +18,6 @@ from therapy_app.practice.machine import PracticeMachine
 from therapy_app.practice.session_store import SessionStore
 from therapy_app.speech import chain
 from therapy_app.speech.services import SpeechServices
-from therapy_app.storage.records import AttemptRecord
 from therapy_app.storage.repository import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)

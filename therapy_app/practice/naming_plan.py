@@ -85,12 +85,12 @@ def read_histories(repository: SessionRepository, patient_id: int) -> dict[str, 
     histories: dict[str, ItemHistory] = {}
     sessions = [
         s
-        for s in repository.list_sessions(patient_id)
+        for s in repository.sessions.all(patient_id)
         if getattr(s.exercise_kind, "value", s.exercise_kind) == ExerciseKind.NAMING.value
     ]
     for session in sessions:  # oldest first: a later session overrides the level
         needed: dict[str, int] = {}
-        for attempt in repository.list_attempts(session_id=session.id):
+        for attempt in repository.attempts.all(session_id=session.id):
             word = (attempt.record.target_text or "").strip()
             if not word:
                 continue

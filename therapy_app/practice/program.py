@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 
+from therapy_app.domain.programs import CustomItem, Program, ProgramStep
 from therapy_app.practice import catalogue
 from therapy_app.practice.events import ExerciseKind
 from therapy_app.practice.settings import PracticeSettings
-from therapy_app.storage.programs import CustomItem, Program, ProgramStep
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -41,11 +41,11 @@ def repetition_resume_point(
     """
     sessions = [
         s
-        for s in repository.list_sessions(patient_id)
+        for s in repository.sessions.all(patient_id)
         if getattr(s.exercise_kind, "value", s.exercise_kind) == ExerciseKind.REPETITION.value
     ]
     for session in reversed(sessions):  # newest first
-        attempts = repository.list_attempts(session_id=session.id)
+        attempts = repository.attempts.all(session_id=session.id)
         if not attempts:
             continue  # an empty sitting (opened and left): look further back
         last = attempts[-1]

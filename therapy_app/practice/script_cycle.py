@@ -33,9 +33,8 @@ from therapy_app.practice.events import (
     ScriptsOffered,
 )
 from therapy_app.practice.machine import PracticeMachine
-from therapy_app.storage.phrase_store import PhraseStore
 from therapy_app.storage.repository import SessionRepository
-from therapy_app.storage.script_store import ScriptStore, bundled_examples
+from therapy_app.storage.script_store import bundled_examples
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -48,8 +47,8 @@ def offered_scripts(repository: SessionRepository, patient_id: int) -> tuple[lis
         whether they are the examples. A dialogue without a patient line is
         left out (nothing to practise in it).
     """
-    gender = PhraseStore(repository).gender(patient_id)
-    own = [s for s in ScriptStore(repository).scripts(patient_id) if s.patient_lines]
+    gender = repository.phrases.gender(patient_id)
+    own = [s for s in repository.scripts.all(patient_id) if s.patient_lines]
     if own:
         return [agreed(s, gender) for s in own], False
     return [agreed(s, gender) for s in bundled_examples() if s.patient_lines], True

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 
 from therapy_app.audio.clip import AudioClip
+from therapy_app.domain.attempt_record import AttemptRecord
 from therapy_app.practice.events import (
     AttemptSaved,
     ErrorOccurred,
@@ -17,8 +18,7 @@ from therapy_app.practice.events import (
 from therapy_app.practice.scheduling import Scheduler
 from therapy_app.storage.errors import StorageUnavailableError
 from therapy_app.storage.pending import new_uuid
-from therapy_app.storage.queueing import SavedAttempt
-from therapy_app.storage.records import AttemptRecord
+from therapy_app.storage.queue_store import SavedAttempt
 from therapy_app.storage.repository import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ class SessionStore:
 
     def _start(self) -> int | None:
         try:
-            session = self._repository.start_session(
+            session = self._repository.sessions.start(
                 self._patient_id, self._kind, client_uuid=self._session_uuid
             )
         except StorageUnavailableError as exc:
@@ -96,7 +96,9 @@ class SessionStore:
                 raise
             _LOGGER.warning("session start queued: %s", exc.detail)
             try:
-                self._repository.queue_session(self._patient_id, self._kind, self._session_uuid)
+                self._repository.queue.queue_session(
+                    self._patient_id, self._kind, self._session_uuid
+                )
             finally:
                 self._degraded = True
                 self._ready.set()
@@ -117,17 +119,17 @@ class SessionStore:
         self._catch_up()
         if self.session_id is None and not self._degraded:
             return
-        self._repository.end_session_or_queue(self.session_id, self._session_uuid)
+        self._repository.queue.end_session_or_queue(self.session_id, self._session_uuid)
         if self._degraded:
-            self._repository.replay_pending()
+            self._repository.queue.replay_pending()
 
     def _catch_up(self) -> None:
         """Try the queue briefly; learn the session id once its row is written."""
         if not self._degraded:
             return
-        report = self._repository.replay_pending(wait_ms=QUICK_WAIT_MS)
+        report = self._repository.queue.replay_pending(wait_ms=QUICK_WAIT_MS)
         if self.session_id is None:
-            self.session_id = self._repository.session_id_for(self._session_uuid)
+            self.session_id = self._repository.queue.session_id_for(self._session_uuid)
         if report.remaining == 0 and self.session_id is not None:
             self._degraded = False
 
@@ -148,7 +150,7 @@ class SessionStore:
             if self.session_id is None and not self._degraded:
                 raise RuntimeError("no session to store the attempt in")
             record = build(self.session_id if self.session_id is not None else 0)
-            saved = self._repository.save_attempt(
+            saved = self._repository.queue.save_attempt(
                 record,
                 clip,
                 session_uuid=self._session_uuid,

@@ -1,4 +1,4 @@
-"""SQLite session store: patients, sessions, attempts, metrics."""
+"""SQLite storage: the database handle, its stores, and the typed rows they return."""
 
 from therapy_app.storage.errors import (
     AccountError,
@@ -9,30 +9,26 @@ from therapy_app.storage.errors import (
     StorageError,
     StorageUnavailableError,
 )
-from therapy_app.storage.queries import EXPORT_COLUMNS
-from therapy_app.storage.queueing import SavedAttempt
-from therapy_app.storage.recordings import SavedRecording, save_recording
-from therapy_app.storage.records import (
-    EXERCISE_KINDS,
+from therapy_app.storage.history_store import EXPORT_COLUMNS
+from therapy_app.storage.queue_store import SavedAttempt
+from therapy_app.storage.recording_files import SavedRecording, save_recording
+from therapy_app.storage.repository import SessionRepository
+from therapy_app.storage.row_types import (
     METRIC_NAMES,
     TRANSCRIPT_FIELDS,
     Attempt,
-    AttemptRecord,
-    Candidate,
     Exercise,
     Patient,
+    PatientChange,
     ProgressPoint,
     SessionSummary,
-    StepTimings,
     TherapySession,
     TranscriptEdit,
     VerdictChange,
 )
-from therapy_app.storage.repository import SessionRepository
 from therapy_app.storage.schema import SCHEMA_VERSION
 
 __all__ = [
-    "EXERCISE_KINDS",
     "EXPORT_COLUMNS",
     "METRIC_NAMES",
     "SCHEMA_VERSION",
@@ -40,19 +36,17 @@ __all__ = [
     "AccountError",
     "AccountLockedError",
     "Attempt",
-    "AttemptRecord",
-    "Candidate",
     "DatabaseCorruptError",
     "DatabaseVersionError",
     "ForeignDatabaseError",
     "Exercise",
     "Patient",
+    "PatientChange",
     "ProgressPoint",
     "SavedAttempt",
     "SavedRecording",
     "SessionRepository",
     "SessionSummary",
-    "StepTimings",
     "StorageError",
     "StorageUnavailableError",
     "TherapySession",

@@ -126,7 +126,7 @@ def create_backup(
         with tempfile.TemporaryDirectory(dir=destination.parent, prefix=".sauvegarde-") as tmp:
             work = Path(tmp)
             snapshot = work / DB_FILENAME
-            repository.snapshot_database(snapshot)
+            repository.maintenance.snapshot_database(snapshot)
             patients, attempts, referenced = _counts(snapshot)
             # Queued attempts' recordings too: they are in no row yet.
             referenced += sorted(pending.queued_recordings(repository.data_dir))
@@ -156,7 +156,9 @@ def create_backup(
         missing=tuple(missing),
         size_bytes=destination.stat().st_size,
     )
-    repository.record_backup("backup", info.path.name, info.encrypted, attempts, info.size_bytes)
+    repository.maintenance.record_backup(
+        "backup", info.path.name, info.encrypted, attempts, info.size_bytes
+    )
     _LOGGER.info("backup written: %s (%d attempts, %d files)", destination, attempts, files)
     return info
 
@@ -264,11 +266,11 @@ def backup_warning(
     Returns:
         The message, or None when a recent backup exists (or nothing to save yet).
     """
-    last = repository.last_backup_time()
+    last = repository.maintenance.last_backup_time()
     now = repository.now()
     if last is not None and now - last <= timedelta(days=max_age_days):
         return None
-    if not repository.has_attempts():
+    if not repository.maintenance.has_attempts():
         return None
     how = "Espace thérapeute, ou la commande « therapy-app backup »"
     if last is None:

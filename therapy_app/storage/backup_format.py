@@ -22,9 +22,9 @@ from therapy_app import __version__
 from therapy_app.errors import TherapyAppError
 from therapy_app.storage import backup_crypto
 from therapy_app.storage.pending import PENDING_DIR
-from therapy_app.storage.recordings import RECORDINGS_DIR
+from therapy_app.storage.recording_files import RECORDINGS_DIR
 from therapy_app.storage.repository import DB_FILENAME
-from therapy_app.storage.rows import from_db_time, to_db_time
+from therapy_app.storage.row_codec import from_db_time, to_db_time
 from therapy_app.storage.schema import SCHEMA_VERSION
 from therapy_app.voice.model import VOICE_FOLDER
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from therapy_app.storage.queries import fetch_all
-from therapy_app.storage.rows import from_db_time
+from therapy_app.storage.database import fetch_all
+from therapy_app.storage.row_codec import from_db_time
 
 # table -> (time columns that must be readable, JSON columns)
 _CHECKED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

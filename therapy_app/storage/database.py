@@ -1,4 +1,4 @@
-"""Opening the SQLite file with the app's settings, and the write transaction helper."""
+"""Opening the SQLite file with the app's settings, the write transaction and read helpers."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import contextlib
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from sqlite_utils import Database
 
@@ -231,3 +231,22 @@ def integrity_check(db: Database, *, quick: bool = False) -> list[str]:
     """
     pragma = "quick_check" if quick else "integrity_check"
     return [row[0] for row in db.execute(f"PRAGMA {pragma}").fetchall()]
+
+
+def fetch_all(db: Database, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    """Run a read query and return name-addressable rows."""
+    cursor = db.conn.cursor()
+    cursor.row_factory = sqlite3.Row
+    return cursor.execute(sql, tuple(params)).fetchall()
+
+
+def fetch_one(db: Database, sql: str, params: tuple[Any, ...], what: str) -> sqlite3.Row:
+    """The first row of a query by id (``params[0]``).
+
+    Raises:
+        KeyError: no row (``what`` names the kind of row in the message).
+    """
+    found = fetch_all(db, sql, params)
+    if not found:
+        raise KeyError(f"no {what} with id {params[0]!r}")
+    return found[0]

@@ -13,7 +13,7 @@ SCRYPT_N = 2**17
 """CPU/memory cost, OWASP's current minimum: 2**17 x r=8 uses 128 MiB and ~0.4 s per check.
 
 Hashes made with a lower cost (2**14 before) are replaced on the next
-successful login (``accounts.verify_therapist``)."""
+successful login (``account_store.verify_therapist``)."""
 SCRYPT_R = 8
 SCRYPT_P = 1
 SALT_BYTES = 16

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from therapy_app import atomic
+from therapy_app.domain.attempt_record import AttemptRecord, Candidate, StepTimings
 from therapy_app.paths import ensure_private_dir
-from therapy_app.storage.records import AttemptRecord, Candidate, StepTimings
-from therapy_app.storage.rows import from_db_time, to_db_time
+from therapy_app.storage.row_codec import from_db_time, to_db_time
 
 _LOGGER = logging.getLogger(__name__)
 

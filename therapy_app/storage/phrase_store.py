@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from therapy_app.domain.programs import MAX_CUSTOM_TEXT
 from therapy_app.errors import TherapyAppError
 from therapy_app.phrases.model import Gender
-from therapy_app.storage import rows
-from therapy_app.storage.programs import MAX_CUSTOM_TEXT
-from therapy_app.storage.repository import SessionRepository
+from therapy_app.storage import row_codec
+from therapy_app.storage.store_base import Store
 
 
 class PhraseError(TherapyAppError, ValueError):
@@ -26,14 +26,7 @@ def _sentence(text: str) -> str:
     return cleaned
 
 
-def _editor(editor: str) -> str:
-    name = editor.strip()
-    if not name:
-        raise ValueError("editor must not be empty")
-    return name
-
-
-class PhraseStore:
+class PhraseStore(Store):
     """Reads and writes what the phrase book keeps per patient.
 
     The sentences themselves live elsewhere: custom sentences in
@@ -41,13 +34,7 @@ class PhraseStore:
     rewritten), script lines in ``script_turns``. A therapist's "remove from
     their sentences" is a row of ``phrase_removals``, so the history stays and
     "Remettre" gives the sentence back.
-
-    Args:
-        repository: the data (its connection, lock and clock).
     """
-
-    def __init__(self, repository: SessionRepository) -> None:
-        self._repository = repository
 
     # -- gender ---------------------------------------------------------------------
 
@@ -57,7 +44,7 @@ class PhraseStore:
         Raises:
             KeyError: unknown patient.
         """
-        return self._repository.get_patient(patient_id).gender
+        return self._repository.patients.get(patient_id).gender
 
     def set_gender(self, patient_id: int, gender: Gender, editor: str) -> None:
         """Store the gender that chooses the agreement of the patient's sentences.
@@ -69,17 +56,11 @@ class PhraseStore:
             ValueError: empty editor.
             KeyError: unknown patient.
         """
-        _editor(editor)
+        row_codec.editor_name(editor)
         value = Gender(gender).value
-        with (
-            self._repository.transaction("saving the patient's gender"),
-            self._repository.connection("saving the patient's gender") as db,
-        ):
-            found = db.execute(
-                "UPDATE patients SET gender = ? WHERE id = ?", (value, patient_id)
-            ).rowcount
-        if not found:
-            raise KeyError(f"no patient {patient_id}")
+        self._repository.patients.set_setting(
+            patient_id, "gender", value, "saving the patient's gender"
+        )
 
     # -- chosen sentences -----------------------------------------------------------
 
@@ -130,26 +111,20 @@ class PhraseStore:
             ValueError: empty editor.
             KeyError: unknown patient.
         """
-        _editor(editor)
+        row_codec.editor_name(editor)
         cleaned = _sentence(text)
-        with (
-            self._repository.transaction("removing a sentence"),
-            self._repository.connection("removing a sentence") as db,
-        ):
-            self._repository.get_patient(patient_id)
+        with self._repository.transaction("removing a sentence") as db:
+            self._repository.patients.get(patient_id)
             db.execute(
                 "INSERT OR IGNORE INTO phrase_removals (patient_id, text, removed_at)"
                 " VALUES (?, ?, ?)",
-                (patient_id, cleaned, rows.to_db_time(self._repository.now())),
+                (patient_id, cleaned, row_codec.to_db_time(self._repository.now())),
             )
 
     def restore(self, patient_id: int, text: str) -> None:
         """Give a removed sentence back to the phrase book (unknown ones are ignored)."""
         cleaned = " ".join(text.split())
-        with (
-            self._repository.transaction("restoring a sentence"),
-            self._repository.connection("restoring a sentence") as db,
-        ):
+        with self._repository.transaction("restoring a sentence") as db:
             db.execute(
                 "DELETE FROM phrase_removals WHERE patient_id = ? AND text = ?",
                 (patient_id, cleaned),

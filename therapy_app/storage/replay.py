@@ -10,10 +10,9 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from therapy_app.storage import pending
-from therapy_app.storage.attempts import insert_attempt
-from therapy_app.storage.database import transaction
-from therapy_app.storage.queries import fetch_all
-from therapy_app.storage.rows import to_db_time
+from therapy_app.storage.attempt_writes import insert_attempt
+from therapy_app.storage.database import fetch_all, transaction
+from therapy_app.storage.row_codec import to_db_time
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -239,11 +239,11 @@ def _log_restore(
     with SessionRepository(staged_dir, clock=clock, check_integrity=False) as repository:
         # The copy was taken before its own backup was logged: log it here,
         # or the restored data would claim it was never backed up.
-        if repository.last_backup_time() != manifest.made_at:
-            repository.record_backup(
+        if repository.maintenance.last_backup_time() != manifest.made_at:
+            repository.maintenance.record_backup(
                 "backup", archive.name, encrypted, manifest.attempts, None, made_at=manifest.made_at
             )
-        repository.record_backup("restore", archive.name, encrypted, None, None)
+        repository.maintenance.record_backup("restore", archive.name, encrypted, None, None)
 
 
 def _stage(

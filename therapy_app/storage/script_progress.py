@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from therapy_app.storage.repository import SessionRepository
-from therapy_app.storage.rows import from_db_time
+from therapy_app.storage.row_codec import from_db_time
 
 _LOGGER = logging.getLogger(__name__)
 

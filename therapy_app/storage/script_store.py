@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from therapy_app.errors import TherapyAppError
 from therapy_app.paths import resources_dir
 from therapy_app.phrases.model import Script, ScriptTurn, Speaker
-from therapy_app.storage import rows
-from therapy_app.storage.repository import SessionRepository
+from therapy_app.storage import row_codec
+from therapy_app.storage.store_base import Store
 
 MAX_TITLE = 80
 """Longest title, in characters."""
@@ -148,28 +148,21 @@ def _examples() -> tuple[Script, ...]:
     return tuple(script_from_dict(raw) for raw in data["scripts"])
 
 
-class ScriptStore:
-    """Scripts the therapist wrote for a patient; archived ones keep their attempts.
+class ScriptStore(Store):
+    """Scripts the therapist wrote for a patient; archived ones keep their attempts."""
 
-    Args:
-        repository: the data (its connection, lock and clock).
-    """
-
-    def __init__(self, repository: SessionRepository) -> None:
-        self._repository = repository
-
-    def scripts(self, patient_id: int) -> list[Script]:
+    def all(self, patient_id: int) -> list[Script]:
         """The patient's scripts that are not archived, by title."""
         with self._repository.connection("listing scripts") as db:
             found = db.execute(
                 "SELECT id FROM scripts WHERE patient_id = ? AND archived_at IS NULL ORDER BY id",
                 (patient_id,),
             ).fetchall()
-        scripts = [self.script(int(r[0])) for r in found]
+        scripts = [self.get(int(r[0])) for r in found]
         # SQLite's NOCASE folds ASCII only: "À la pharmacie" would come after "Chez...".
         return sorted(scripts, key=lambda s: _sort_key(s.title))
 
-    def script(self, script_id: int) -> Script:
+    def get(self, script_id: int) -> Script:
         """One script, archived or not (its attempts stay in the charts).
 
         Raises:
@@ -210,12 +203,9 @@ class ScriptStore:
             KeyError: unknown patient, or ``script_id`` is not this patient's.
         """
         clean_title, clean_turns = checked(title, turns)
-        now = rows.to_db_time(self._repository.now())
-        with (
-            self._repository.transaction("saving a script"),
-            self._repository.connection("saving a script") as db,
-        ):
-            self._repository.get_patient(patient_id)
+        now = row_codec.to_db_time(self._repository.now())
+        with self._repository.transaction("saving a script") as db:
+            self._repository.patients.get(patient_id)
             if script_id is None:
                 cursor = db.execute(
                     "INSERT INTO scripts (patient_id, title, created_at, updated_at)"
@@ -246,13 +236,10 @@ class ScriptStore:
         Raises:
             KeyError: unknown id.
         """
-        with (
-            self._repository.transaction("archiving a script"),
-            self._repository.connection("archiving a script") as db,
-        ):
+        with self._repository.transaction("archiving a script") as db:
             cursor = db.execute(
                 "UPDATE scripts SET archived_at = COALESCE(archived_at, ?) WHERE id = ?",
-                (rows.to_db_time(self._repository.now()), script_id),
+                (row_codec.to_db_time(self._repository.now()), script_id),
             )
             if not cursor.rowcount:
                 raise KeyError(f"no script with id {script_id!r}")

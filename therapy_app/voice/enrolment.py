@@ -36,7 +36,7 @@ from therapy_app.model_store import sha256_file
 from therapy_app.naming.bank import NamingItem, default_bank
 from therapy_app.paths import PRIVATE_FILE_MODE, ensure_private_dir
 from therapy_app.storage.errors import StorageUnavailableError, translate_os_error
-from therapy_app.storage.rows import from_db_time, to_db_time
+from therapy_app.storage.row_codec import from_db_time, to_db_time
 from therapy_app.voice.model import VoiceSample, patient_voice_dir
 
 if TYPE_CHECKING:
@@ -302,7 +302,7 @@ def add_enrolment(
         AudioInputError: the recording is too short, too long or silent (French).
         StorageUnavailableError: read-only data, full disk (French).
     """
-    repository.get_patient(patient_id)
+    repository.patients.get(patient_id)
     if repository.read_only:
         raise StorageUnavailableError(
             "Les données sont ouvertes en lecture seule : rien ne peut être enregistré.",

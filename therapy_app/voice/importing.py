@@ -41,8 +41,8 @@ from therapy_app.voice.enrolment import (
 )
 
 if TYPE_CHECKING:
-    from therapy_app.storage.records import Patient
     from therapy_app.storage.repository import SessionRepository
+    from therapy_app.storage.row_types import Patient
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ def _patient_named(repository: SessionRepository, name: str) -> Patient | None:
     wanted = name.casefold()
     found = [
         p
-        for p in repository.list_patients(include_archived=True)
+        for p in repository.patients.all(include_archived=True)
         if " ".join(p.display_name.split()).casefold() == wanted
     ]
     if len(found) > 1:
@@ -282,7 +282,7 @@ def import_tsv(repository: SessionRepository, patient_name: str, tsv: Path) -> I
         )
     created = patient is None
     if patient is None:
-        patient = repository.create_patient(name)
+        patient = repository.patients.create(name)
     rechecked: list[tuple[int, str]] = []
 
     def recordings() -> Iterator[NewSample]:

@@ -52,9 +52,10 @@ from typing import TYPE_CHECKING
 
 from therapy_app.analysis.answers import bare_answer
 from therapy_app.analysis.metrics import words
+from therapy_app.domain.attempt_record import JUDGED_KINDS
 from therapy_app.exercises import display_word_count
 from therapy_app.model_store import sha256_file
-from therapy_app.storage.records import JUDGED_KINDS, Attempt
+from therapy_app.storage.row_types import Attempt
 from therapy_app.voice.enrolment import clean_text, stored_samples, text_problem
 from therapy_app.voice.model import Source, VoiceSample
 
@@ -168,9 +169,11 @@ def _strongest(found: Iterable[tuple[str, VoiceSample]]) -> list[VoiceSample]:
 def _recording(repository: SessionRepository, attempt: Attempt) -> Path | None:
     """The attempt's recording when it is on disk as it was stored (same SHA-256)."""
     try:
-        if attempt.record.recording_sha256 is None or not repository.verify_recording(attempt):
+        if attempt.record.recording_sha256 is None or not repository.attempts.verify_recording(
+            attempt
+        ):
             return None
-        return repository.recording_path(attempt)
+        return repository.attempts.recording_path(attempt)
     except (OSError, ValueError) as exc:  # unreadable, or a path out of the data folder
         _LOGGER.warning("recording of attempt %d not usable: %s", attempt.id, exc)
         return None
@@ -188,9 +191,9 @@ def usable_samples(repository: SessionRepository, patient_id: int) -> list[Voice
         StorageError: the database cannot be read.
         InputFileError: the voice folder's list cannot be read (French).
     """
-    repository.get_patient(patient_id)
+    repository.patients.get(patient_id)
     found: list[tuple[str, VoiceSample]] = []
-    for attempt in repository.list_attempts(patient_id=patient_id):
+    for attempt in repository.attempts.all(patient_id=patient_id):
         labelled = attempt_label(attempt)
         path = _recording(repository, attempt) if labelled is not None else None
         if labelled is None or path is None or attempt.record.recording_sha256 is None:

@@ -22,7 +22,7 @@ from therapy_app.voice.model import PersonalModel, VoiceDecision, VoiceStatus, p
 
 if TYPE_CHECKING:
     from therapy_app.storage import SessionRepository
-    from therapy_app.storage.records import Patient
+    from therapy_app.storage.row_types import Patient
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -285,7 +285,7 @@ def find_patient(repository: SessionRepository, name: str) -> Patient:
     wanted = " ".join(name.split()).casefold()
     found = [
         p
-        for p in repository.list_patients(include_archived=True)
+        for p in repository.patients.all(include_archived=True)
         if " ".join(p.display_name.split()).casefold() == wanted
     ]
     if not found:

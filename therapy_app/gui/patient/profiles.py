@@ -155,7 +155,7 @@ class ProfileScreen(QWidget):
     def reload(self) -> None:
         """Read the patients (database worker) and show them, or the form on first run."""
         self._runner.submit(
-            self._repository.list_patients,
+            self._repository.patients.all,
             pool="db",
             group="profiles",
             on_done=self._show_patients,
@@ -196,7 +196,7 @@ class ProfileScreen(QWidget):
 
     def _create(self, name: str) -> None:
         self._runner.submit(
-            self._repository.create_patient,
+            self._repository.patients.create,
             name,
             pool="db",
             on_done=self.patient_chosen.emit,

@@ -6,12 +6,12 @@ import logging
 
 from PySide6.QtCore import QObject, Signal
 
+from therapy_app.domain.programs import CustomItem, Program
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.practice import catalogue, program
 from therapy_app.practice.events import ExerciseKind
 from therapy_app.practice.settings import PracticeSettings
 from therapy_app.storage import Patient, SessionRepository
-from therapy_app.storage.programs import CustomItem, Program
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -73,9 +73,9 @@ class TodaysProgram(QObject):
         def read() -> tuple[Patient, Program | None, list[CustomItem]]:
             # The patient too: the therapist may have changed the pause tolerance.
             return (
-                repository.get_patient(patient.id),
-                repository.get_program(patient.id),
-                repository.custom_items(patient.id),
+                repository.patients.get(patient.id),
+                repository.programs.get(patient.id),
+                repository.programs.custom_items(patient.id),
             )
 
         self._runner.submit(

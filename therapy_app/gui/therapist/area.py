@@ -373,7 +373,7 @@ class TherapistArea(QWidget):
             self._new_code = None
         self.unlocked.emit(username)
         self._runner.submit(
-            self._repository.list_patients,
+            self._repository.patients.all,
             include_archived=True,
             on_done=self._on_patients,
             on_error=lambda exc: self._show_message(

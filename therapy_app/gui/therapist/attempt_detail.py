@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from therapy_app.audio.player import Player
 from therapy_app.audio.wavio import read_wav
+from therapy_app.domain.attempt_record import Candidate
 from therapy_app.exports.labels import exercise_label
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
@@ -34,7 +35,7 @@ from therapy_app.gui.therapist.transcript_editor import (
     value_label,
 )
 from therapy_app.gui.therapist.verdict_override import VerdictOverride
-from therapy_app.storage import Attempt, Candidate, SessionRepository
+from therapy_app.storage import Attempt, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -307,7 +308,7 @@ class AttemptDetail(QWidget):
         attempt_id = attempt.id
 
         def work() -> AttemptView:
-            self._repository.edit_transcript(attempt_id, field, new_text, editor)
+            self._repository.attempts.edit_transcript(attempt_id, field, new_text, editor)
             return load_attempt_view(self._repository, attempt_id)
 
         self._show_status("Enregistrement…")
@@ -331,7 +332,7 @@ class AttemptDetail(QWidget):
         attempt_id, editor = self._view.attempt.id, self._editor_name()
 
         def work() -> AttemptView:
-            self._repository.override_verdict(attempt_id, success, editor)
+            self._repository.attempts.override_verdict(attempt_id, success, editor)
             return load_attempt_view(self._repository, attempt_id)
 
         def done(view: AttemptView) -> None:

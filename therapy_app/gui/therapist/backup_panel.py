@@ -71,7 +71,7 @@ def read_preview(
 ) -> RestorePreview:
     """Read the backup's manifest and the current counts (database worker)."""
     backup = inspect_backup(archive, repository.data_dir, passphrase=passphrase)
-    patients, attempts = repository.data_counts()
+    patients, attempts = repository.maintenance.data_counts()
     return RestorePreview(patients, attempts, backup)
 
 
@@ -157,7 +157,7 @@ class BackupPanel(QWidget):
 
     def refresh(self) -> None:
         """Read when the last backup was made and whether to remind the therapist."""
-        last = self._repository.last_backup_time()
+        last = self._repository.maintenance.last_backup_time()
         self.last_label.setText(
             f"Dernière sauvegarde : {last.astimezone():%d/%m/%Y à %H:%M}."
             if last

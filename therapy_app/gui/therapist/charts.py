@@ -160,7 +160,7 @@ def load_series(
 ) -> dict[str, list[ProgressPoint]]:
     """Every chart's points for a patient (database worker)."""
     return {
-        metric.name: repository.progress(patient_id, metric.name, exercise_kind)
+        metric.name: repository.history.progress(patient_id, metric.name, exercise_kind)
         for metric in CHART_METRICS
     }
 

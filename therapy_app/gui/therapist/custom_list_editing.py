@@ -13,13 +13,13 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QSizePolicy
 
+from therapy_app.domain.programs import CustomItem
 from therapy_app.gui.therapist.confirm import ask_first
 from therapy_app.gui.therapist.custom_list_panel import CustomListPanel
 from therapy_app.gui.therapist.phrase_book_panel import PhraseBookPanel
 from therapy_app.naming.bank import default_bank
 from therapy_app.practice.custom import word_problem
 from therapy_app.storage import Patient
-from therapy_app.storage.programs import CustomItem
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -102,7 +102,9 @@ class CheckedCustomListPanel(CustomListPanel):
             return
         # The neighbour takes the removed row's place; the list does not jump.
         self._keep_place = (self.list.currentRow(), self.list.verticalScrollBar().value())
-        self._submit(self._repository.remove_custom_item, item_id, on_done=lambda _: self.reload())
+        self._submit(
+            self._repository.programs.remove_custom_item, item_id, on_done=lambda _: self.reload()
+        )
 
     def _show_items(self, items: list[CustomItem]) -> None:
         self._items = {item.id: item for item in items}

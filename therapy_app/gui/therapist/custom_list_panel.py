@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from therapy_app.domain.programs import CustomItem
 from therapy_app.exports.custom_lists import (
     ImportCounts,
     export_patient_lists,
@@ -35,7 +36,6 @@ from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.naming.bank import default_bank
 from therapy_app.practice.naming_plan import own_pictures
 from therapy_app.storage import Patient, SessionRepository
-from therapy_app.storage.programs import CustomItem
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -172,7 +172,9 @@ class CustomListPanel(QGroupBox):
         """Read the list again (database worker)."""
         if self._patient is None:
             return
-        self._submit(self._repository.custom_items, self._patient.id, on_done=self._show_items)
+        self._submit(
+            self._repository.programs.custom_items, self._patient.id, on_done=self._show_items
+        )
 
     def _show_items(self, items: list[CustomItem]) -> None:
         self.list.clear()
@@ -194,7 +196,7 @@ class CustomListPanel(QGroupBox):
         if self._patient is None or not text:
             return
         self._submit(
-            self._repository.add_custom_item,
+            self._repository.programs.add_custom_item,
             self._patient.id,
             self.kind.currentData(),
             text,
@@ -225,7 +227,7 @@ class CustomListPanel(QGroupBox):
         if row is None:
             return
         self._submit(
-            self._repository.remove_custom_item,
+            self._repository.programs.remove_custom_item,
             row.data(Qt.ItemDataRole.UserRole),
             on_done=lambda _: self.reload(),
         )

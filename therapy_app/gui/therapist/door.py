@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLayout, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from therapy_app.storage.accounts import MIN_PASSWORD_LENGTH
+from therapy_app.storage.account_store import MIN_PASSWORD_LENGTH
 
 COLUMN_MAX_WIDTH = 620
 """The form stays readable on a wide screen: a column, centred."""

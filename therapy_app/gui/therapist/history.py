@@ -325,7 +325,7 @@ class HistoryPanel(QWidget):
         self.clear()
         self._patient_id = patient_id
         self._runner.submit(
-            self._repository.session_history,
+            self._repository.history.summaries,
             patient_id,
             on_done=lambda rows: self._on_history(patient_id, rows),
             on_error=self._on_error,
@@ -340,7 +340,7 @@ class HistoryPanel(QWidget):
         session_id = self._session_id
         patient_id = self._patient_id
         self._runner.submit(
-            self._repository.session_history,
+            self._repository.history.summaries,
             patient_id,
             on_done=lambda rows: self._on_history(patient_id, rows, session_id),
             on_error=self._on_error,
@@ -381,7 +381,7 @@ class HistoryPanel(QWidget):
         """Show the attempts of a session."""
         self._session_id = session_id
         self._runner.submit(
-            lambda: self._repository.list_attempts(session_id=session_id),
+            lambda: self._repository.attempts.all(session_id=session_id),
             on_done=lambda rows: self._on_attempts(session_id, rows),
             on_error=self._on_error,
             pool="db",

@@ -22,7 +22,7 @@ from therapy_app.gui.therapist import door
 from therapy_app.gui.therapist.failures import TRY_AGAIN, error_text
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.storage import AccountLockedError, SessionRepository
-from therapy_app.storage.accounts import MIN_PASSWORD_LENGTH
+from therapy_app.storage.account_store import MIN_PASSWORD_LENGTH
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ class LoginPage(QWidget):
         self._show_message("")
         self._set_busy(True)
         self._runner.submit(
-            self._repository.has_therapist,
+            self._repository.accounts.exists,
             on_done=self._on_has_therapist,
             on_error=self._on_error,
             pool="db",
@@ -199,7 +199,7 @@ class LoginPage(QWidget):
             self._set_busy(True)
             self._show_message("Création du compte…", "muted")
             self._runner.submit(
-                self._repository.create_therapist,
+                self._repository.accounts.create,
                 username,
                 password,
                 on_done=lambda code: self._on_created(username, code),
@@ -229,7 +229,7 @@ class LoginPage(QWidget):
         self._on_verified(username)
 
     def _verify(self, username: str, password: str) -> str | None:
-        return username if self._repository.verify_therapist(username, password) else None
+        return username if self._repository.accounts.verify(username, password) else None
 
     def _on_verified(self, username: str | None) -> None:
         self._set_busy(False)

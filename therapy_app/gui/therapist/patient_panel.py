@@ -25,7 +25,7 @@ from therapy_app.gui.therapist.formatting import short_datetime
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.practice import catalogue
 from therapy_app.storage import Patient, SessionRepository
-from therapy_app.storage.programs import PatientChange
+from therapy_app.storage.row_types import PatientChange
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ class PatientPanel(QWidget):
         self.patient_label.setText(f"{patient.display_name}{archived}")
         self.name.setText(patient.display_name)
         self.archive_button.setText("Restaurer" if patient.archived else "Archiver")
-        self._submit(self._repository.patient_changes, patient.id, on_done=self._show_changes)
+        self._submit(self._repository.patients.changes, patient.id, on_done=self._show_changes)
 
     def _show_changes(self, changes: list[PatientChange]) -> None:
         self.changes.clear()
@@ -217,7 +217,7 @@ class PatientPanel(QWidget):
         if self._patient is None or not name or name == self._patient.display_name:
             return
         self._submit(
-            self._repository.rename_patient,
+            self._repository.patients.rename,
             self._patient.id,
             name,
             self._editor(),
@@ -229,7 +229,7 @@ class PatientPanel(QWidget):
         if self._patient is None:
             return
         self._submit(
-            self._repository.set_archived,
+            self._repository.patients.set_archived,
             self._patient.id,
             not self._patient.archived,
             self._editor(),
@@ -279,7 +279,7 @@ class PatientPanel(QWidget):
         patient_id = self._patient.id
         self.confirm_button.setEnabled(False)
         self._submit(
-            self._repository.delete_patient,
+            self._repository.patients.delete,
             patient_id,
             self._editor(),
             on_done=lambda _sessions: self._on_deleted(patient_id),

@@ -14,7 +14,6 @@ from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.style import set_role
 from therapy_app.phrases.model import Gender
 from therapy_app.storage import Patient, SessionRepository
-from therapy_app.storage.phrase_store import PhraseStore
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -119,7 +118,7 @@ class PatientSettings(QWidget):
         if patient is None or milliseconds == patient.pause_tolerance_ms:
             return
         self._runner.submit(
-            self._repository.set_pause_tolerance,
+            self._repository.patients.set_pause_tolerance,
             patient.id,
             milliseconds,
             on_done=self._on_saved,
@@ -134,8 +133,8 @@ class PatientSettings(QWidget):
         repository, editor = self._repository, self._editor()
 
         def run() -> Patient:
-            PhraseStore(repository).set_gender(patient.id, gender, editor)
-            return repository.get_patient(patient.id)
+            repository.phrases.set_gender(patient.id, gender, editor)
+            return repository.patients.get(patient.id)
 
         self._runner.submit(run, on_done=self._on_saved, on_error=self._on_error, pool="db")
 

@@ -27,7 +27,6 @@ from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.phrases.book import BookEntry, book_entries, give_back
 from therapy_app.phrases.model import Gender, PhraseSource
 from therapy_app.storage import Patient, SessionRepository
-from therapy_app.storage.phrase_store import PhraseStore
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -156,7 +155,7 @@ class PhraseBookPanel(QGroupBox):
         repository, patient_id = self._repository, self._patient.id
 
         def run() -> tuple[Gender, list[BookEntry]]:
-            return PhraseStore(repository).gender(patient_id), book_entries(repository, patient_id)
+            return repository.phrases.gender(patient_id), book_entries(repository, patient_id)
 
         self._runner.submit(
             run,
@@ -233,7 +232,7 @@ class PhraseBookPanel(QGroupBox):
         self.confirm_box = None
         if not confirmed or self._patient is None:
             return
-        store, patient_id, editor = PhraseStore(self._repository), self._patient.id, self._editor()
+        store, patient_id, editor = self._repository.phrases, self._patient.id, self._editor()
         # Recorded as shown (agreed): it stays removed whatever the gender becomes.
         self._act(lambda: store.remove(patient_id, entry.phrase.text, editor))
 

@@ -19,13 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from therapy_app.exercises import ExerciseContent, default_content
-from therapy_app.gui.tasks import TaskRunner
-from therapy_app.gui.therapist.failures import error_text
-from therapy_app.gui.therapist.style import set_role, show_status, status_label
-from therapy_app.practice import catalogue
-from therapy_app.storage import Patient, SessionRepository
-from therapy_app.storage.programs import (
+from therapy_app.domain.programs import (
     DEFAULT_ITEMS,
     MAX_ITEMS,
     MAX_RATE_PERCENT,
@@ -34,6 +28,12 @@ from therapy_app.storage.programs import (
     Program,
     ProgramStep,
 )
+from therapy_app.exercises import ExerciseContent, default_content
+from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.failures import error_text
+from therapy_app.gui.therapist.style import set_role, show_status, status_label
+from therapy_app.practice import catalogue
+from therapy_app.storage import Patient, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -211,7 +211,7 @@ class ProgramPanel(QWidget):
             return
         self.patient_label.setText(f"Programme de {patient.display_name}")
         self._runner.submit(
-            self._repository.get_program,
+            self._repository.programs.get,
             patient.id,
             on_done=self._on_loaded,
             on_error=self._on_error,
@@ -275,7 +275,7 @@ class ProgramPanel(QWidget):
         editor = self._editor() if callable(self._editor) else str(self._editor)
         self.save_button.setEnabled(False)
         self._runner.submit(
-            self._repository.save_program,
+            self._repository.programs.save,
             program,
             editor,
             on_done=self._on_saved,

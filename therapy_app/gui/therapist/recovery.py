@@ -124,7 +124,7 @@ class NewCodeButton(QPushButton):
             return
         self.setEnabled(False)
         self._runner.submit(
-            self._repository.regenerate_recovery_code,
+            self._repository.accounts.regenerate_recovery_code,
             self._username(),
             on_done=self._on_code,
             on_error=self._on_error,
@@ -232,7 +232,7 @@ class ResetPasswordPage(QWidget):
         self.submit_button.setEnabled(False)
         self._show_message("Vérification…", "muted")
         self._runner.submit(
-            self._repository.reset_password,
+            self._repository.accounts.reset_password,
             username,
             code,
             password,

@@ -42,7 +42,6 @@ from therapy_app.storage.script_store import (
     MAX_TURN_TEXT,
     MAX_TURNS,
     SUGGESTED_TURNS,
-    ScriptStore,
     bundled_examples,
 )
 from therapy_app.tts.options import SynthesisOptions
@@ -169,7 +168,7 @@ class ScriptEditor(QGroupBox):
     ) -> None:
         super().__init__("Scripts de dialogue", parent)
         self._repository = repository
-        self._store = ScriptStore(repository)
+        self._store = repository.scripts
         self._runner = runner
         self._audio = audio
         self._loaded_voice: LineVoice | None = None
@@ -281,7 +280,7 @@ class ScriptEditor(QGroupBox):
         if patient is None:
             return
         self._runner.submit(
-            self._store.scripts,
+            self._store.all,
             patient.id,
             on_done=lambda found: self._listed(patient.id, found, select, message),
             on_error=self._failed,

@@ -35,13 +35,13 @@ class AttemptView:
 
 def load_attempt_view(repository: SessionRepository, attempt_id: int) -> AttemptView:
     """Read an attempt, its edit history and its recording path (database worker)."""
-    attempt = repository.get_attempt(attempt_id)
-    path = repository.recording_path(attempt)
+    attempt = repository.attempts.get(attempt_id)
+    path = repository.attempts.recording_path(attempt)
     return AttemptView(
         attempt,
-        repository.transcript_edits(attempt_id),
+        repository.attempts.transcript_edits(attempt_id),
         path if path is not None and path.is_file() else None,
-        repository.verdict_changes(attempt_id),
+        repository.attempts.verdict_changes(attempt_id),
     )
 
 

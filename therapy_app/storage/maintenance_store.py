@@ -1,43 +1,21 @@
-"""The repository's maintenance side: backup copy and log, integrity, damaged rows, orphans."""
+"""Maintenance of the data: backup copy and log, counts, integrity, damaged rows, orphan files."""
 
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from sqlite_utils import Database
 
 from therapy_app.paths import create_private_file
-from therapy_app.storage import damage, pending, rows
+from therapy_app.storage import damage, pending, row_codec
 from therapy_app.storage.damage import DamagedRow
-from therapy_app.storage.database import integrity_check
-from therapy_app.storage.recordings import recording_files
+from therapy_app.storage.database import fetch_all, integrity_check
+from therapy_app.storage.recording_files import recording_files
+from therapy_app.storage.store_base import Store
 
 
-class MaintenanceMixin:
-    """Backups, checks and clean-up helpers of :class:`SessionRepository`."""
-
-    _db: Database
-    _lock: threading.RLock
-    _clock: Callable[[], datetime]
-    data_dir: Path
-    read_only: bool
-
-    if TYPE_CHECKING:
-
-        def transaction(self, action: str = ...) -> AbstractContextManager[None]: ...
-        def _reading(self, action: str) -> AbstractContextManager[None]: ...
-        def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]: ...
-        def queued_attempt_count(self) -> int: ...
-
-    def now(self) -> datetime:
-        """The repository's current aware UTC time (its clock)."""
-        return self._clock()
+class MaintenanceStore(Store):
+    """Backups, checks and clean-up helpers over the whole database and data folder."""
 
     def snapshot_database(self, target: Path) -> None:
         """A consistent copy of the database at ``target``, made while the app runs.
@@ -47,10 +25,10 @@ class MaintenanceMixin:
         rollback-journal file, 0600.
         """
         create_private_file(target)
-        with self._reading("copying the database"):
+        with self._repository.connection("copying the database") as db:
             copy = sqlite3.connect(target)
             try:
-                self._db.conn.backup(copy)
+                db.conn.backup(copy)
                 copy.execute("PRAGMA journal_mode = DELETE")
             finally:
                 copy.close()
@@ -68,15 +46,15 @@ class MaintenanceMixin:
 
         ``made_at`` defaults to now.
         """
-        if self.read_only:
+        if self._repository.read_only:
             return
-        with self.transaction("recording a backup"):
-            self._db.execute(
+        with self._repository.transaction("recording a backup") as db:
+            db.execute(
                 "INSERT INTO backups (kind, made_at, file_name, encrypted, attempt_count,"
                 " size_bytes) VALUES (?, ?, ?, ?, ?, ?)",
                 (
                     kind,
-                    rows.to_db_time(made_at or self._clock()),
+                    row_codec.to_db_time(made_at or self._repository.now()),
                     file_name,
                     int(encrypted),
                     attempt_count,
@@ -86,30 +64,30 @@ class MaintenanceMixin:
 
     def last_backup_time(self) -> datetime | None:
         """When the last backup was made, or None."""
-        with self._reading("reading backups"):
-            found = self._fetch("SELECT MAX(made_at) FROM backups WHERE kind = 'backup'")
+        with self._repository.connection("reading backups") as db:
+            found = fetch_all(db, "SELECT MAX(made_at) FROM backups WHERE kind = 'backup'")
         try:
-            return rows.from_db_time(found[0][0]) if found else None
+            return row_codec.from_db_time(found[0][0]) if found else None
         except ValueError:
             return None
 
     def has_attempts(self) -> bool:
         """Whether any attempt is stored (or queued): something worth a backup."""
-        with self._reading("counting attempts"):
-            stored = bool(self._fetch("SELECT 1 FROM attempts LIMIT 1"))
-        return stored or self.queued_attempt_count() > 0
+        with self._repository.connection("counting attempts") as db:
+            stored = bool(fetch_all(db, "SELECT 1 FROM attempts LIMIT 1"))
+        return stored or self._repository.queue.queued_attempt_count() > 0
 
     def data_counts(self) -> tuple[int, int]:
         """Patients (archived ones included) and stored attempts: what a restore would replace."""
-        with self._reading("counting the data"):
-            patients = self._fetch("SELECT COUNT(*) FROM patients")[0][0]
-            stored = self._fetch("SELECT COUNT(*) FROM attempts")[0][0]
+        with self._repository.connection("counting the data") as db:
+            patients = fetch_all(db, "SELECT COUNT(*) FROM patients")[0][0]
+            stored = fetch_all(db, "SELECT COUNT(*) FROM attempts")[0][0]
         return int(patients), int(stored)
 
     def integrity_check(self) -> list[str]:
         """``PRAGMA integrity_check`` result lines (``["ok"]`` when sound)."""
-        with self._reading("checking integrity"):
-            return integrity_check(self._db)
+        with self._repository.connection("checking integrity") as db:
+            return integrity_check(db)
 
     def orphan_recordings(self) -> list[str]:
         """Recording files that no attempt refers to, sorted (relative paths).
@@ -121,20 +99,21 @@ class MaintenanceMixin:
         are never deleted automatically: a maintenance command can,
         after showing them.
         """
-        return sorted(recording_files(self.data_dir) - self._referenced_recordings())
+        data_dir = self._repository.data_dir
+        return sorted(recording_files(data_dir) - self.referenced_recordings())
 
-    def _referenced_recordings(self) -> set[str]:
+    def referenced_recordings(self) -> set[str]:
         """Recording paths of stored rows and of queued attempts."""
-        with self._reading("listing recordings"):
+        with self._repository.connection("listing recordings") as db:
             referenced = {
                 r[0]
-                for r in self._fetch(
-                    "SELECT recording_path FROM attempts WHERE recording_path IS NOT NULL"
+                for r in fetch_all(
+                    db, "SELECT recording_path FROM attempts WHERE recording_path IS NOT NULL"
                 )
             }
-        return referenced | pending.queued_recordings(self.data_dir)
+        return referenced | pending.queued_recordings(self._repository.data_dir)
 
     def damaged_rows(self) -> list[DamagedRow]:
         """Rows with values the app cannot read (bad JSON, bad times), for a maintenance view."""
-        with self._reading("looking for damaged rows"):
-            return damage.find_damaged_rows(self._db)
+        with self._repository.connection("looking for damaged rows") as db:
+            return damage.find_damaged_rows(db)

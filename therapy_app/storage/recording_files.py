@@ -49,7 +49,7 @@ def save_recording(
     file without a row), written by ``audio.wavio.write_wav`` (temp file,
     fsync, ``os.replace``, fsync of the folder), so it is either absent or
     complete after a crash. A complete recording is never deleted
-    automatically, even without a row: see ``orphan_recordings``.
+    automatically, even without a row: see ``MaintenanceStore.orphan_recordings``.
 
     Args:
         clip: the audio (float samples in [-1, 1], clipped beyond).

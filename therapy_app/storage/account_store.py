@@ -1,4 +1,4 @@
-"""Therapist accounts in the database: creation, password check, failure count and lockout."""
+"""Therapist accounts: creation, password check, failure count and lockout, recovery codes."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from therapy_app.storage import passwords, recovery
-from therapy_app.storage.database import transaction
+from therapy_app.storage import passwords, recovery_codes
+from therapy_app.storage.database import fetch_all, transaction
 from therapy_app.storage.errors import AccountError, AccountLockedError
-from therapy_app.storage.queries import fetch_all
-from therapy_app.storage.rows import from_db_time, to_db_time
+from therapy_app.storage.row_codec import from_db_time, to_db_time
+from therapy_app.storage.store_base import Store
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def create_therapist(db: Database, username: str, password: str, now: datetime) 
     windows cannot both create one.
 
     Returns:
-        The recovery code, to show once (only its hash is stored; see ``recovery``).
+        The recovery code, to show once (only its hash is stored; see ``recovery_codes``).
 
     Raises:
         AccountError: an account exists already, the username is empty, the
@@ -62,7 +62,7 @@ def create_therapist(db: Database, username: str, password: str, now: datetime) 
             (name, hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p, to_db_time(now)),
         )
         therapist_id = fetch_all(db, "SELECT id FROM therapists WHERE username = ?", (name,))
-        return recovery.store_new_code(db, therapist_id[0]["id"])
+        return recovery_codes.store_new_code(db, therapist_id[0]["id"])
 
 
 def _throttle(db: Database, username: str) -> tuple[int, datetime | None]:
@@ -205,7 +205,7 @@ def reset_password(db: Database, username: str, code: str, new_password: str, no
         )
     check_not_locked(db, name, now)
     found = fetch_all(db, "SELECT * FROM therapists WHERE username = ?", (name,))
-    typed = recovery.normalise(code)
+    typed = recovery_codes.normalise(code)
     right = False
     if found and found[0]["recovery_hash"] is not None and typed:
         row = found[0]
@@ -233,6 +233,68 @@ def reset_password(db: Database, username: str, code: str, new_password: str, no
             (hashed.digest, hashed.salt, hashed.n, hashed.r, hashed.p, found[0]["id"]),
         )
         db.execute("DELETE FROM login_throttle WHERE username = ?", (name,))
-        new = recovery.store_new_code(db, found[0]["id"])
+        new = recovery_codes.store_new_code(db, found[0]["id"])
     _LOGGER.info("therapist password reset with the recovery code")
     return new
+
+
+class AccountStore(Store):
+    """The therapist account: first-run creation, login with lockout, recovery code."""
+
+    def exists(self) -> bool:
+        """False on first run: the GUI then asks to create the therapist account."""
+        with self._repository.connection("checking accounts") as db:
+            return has_therapist(db)
+
+    def create(self, username: str, password: str) -> str:
+        """Create the therapist account (first run only) with an scrypt-hashed password.
+
+        Returns:
+            The recovery code, to show once (only its hash is stored).
+
+        Raises:
+            AccountError: an account exists already, empty username, password
+                shorter than 8 characters.
+        """
+        self._repository.require_writable("creating a therapist")
+        with self._repository.connection("creating a therapist") as db:
+            return create_therapist(db, username, password, self._repository.now())
+
+    def regenerate_recovery_code(self, username: str) -> str:
+        """A new recovery code for the logged-in therapist; the old one stops working.
+
+        Raises:
+            AccountError: no such account.
+        """
+        self._repository.require_writable("making a recovery code")
+        with self._repository.connection("making a recovery code") as db:
+            return recovery_codes.regenerate(db, username)
+
+    def reset_password(self, username: str, code: str, new_password: str) -> str:
+        """Set a new password with the recovery code (throttled like the login).
+
+        Returns:
+            The new recovery code (the used one stops working), to show once.
+
+        Raises:
+            AccountError: wrong username or code (French message), short password.
+            AccountLockedError: too many wrong tries for this username.
+        """
+        self._repository.require_writable("resetting a password")
+        with self._repository.connection("resetting a password") as db:
+            return reset_password(db, username, code, new_password, self._repository.now())
+
+    def verify(self, username: str, password: str) -> bool:
+        """Check a password; count failures and lock the account after too many.
+
+        Returns:
+            True for the right password (the failure count is reset), False for a
+            wrong one or an unknown username.
+
+        Raises:
+            AccountLockedError: the account is locked, or this failure locked it.
+        """
+        with self._repository.connection("verifying a therapist") as db:
+            return verify_therapist(
+                db, username, password, self._repository.now(), read_only=self._repository.read_only
+            )

@@ -4,7 +4,7 @@ Nothing in the database is encrypted with a key derived from the password
 (the password only guards the therapist area; backups have their own
 passphrase, ``backup_crypto``), so there is no key to re-wrap: the code's
 hash only proves who may choose a new password. Without the code nothing can
-be recovered. ``accounts.reset_password`` checks a code: wrong codes count in
+be recovered. ``account_store.reset_password`` checks a code: wrong codes count in
 the same per-username throttle as wrong passwords, so guessing is no faster
 by this door.
 """
@@ -18,9 +18,8 @@ import unicodedata
 from sqlite_utils import Database
 
 from therapy_app.storage import passwords
-from therapy_app.storage.database import transaction
+from therapy_app.storage.database import fetch_all, transaction
 from therapy_app.storage.errors import AccountError
-from therapy_app.storage.queries import fetch_all
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -1,30 +1,27 @@
-"""The repository's side of the on-disk queue: save or queue attempts, replay them."""
+"""Saving that never throws an attempt away: now, or through the on-disk queue, replayed later."""
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import replace
-from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from sqlite_utils import Database
-
 from therapy_app.audio.clip import AudioClip
-from therapy_app.storage import attempts, database, pending
+from therapy_app.domain.attempt_record import EXERCISE_KINDS, AttemptRecord
+from therapy_app.storage import attempt_writes, database, pending
 from therapy_app.storage.errors import StorageUnavailableError, translate_os_error
-from therapy_app.storage.recordings import SavedRecording, remove_recording, save_recording
-from therapy_app.storage.records import EXERCISE_KINDS, AttemptRecord, TherapySession
 from therapy_app.storage.replay import ReplayReport, replay, session_id_for
+from therapy_app.storage.store_base import Store
+
+if TYPE_CHECKING:
+    from therapy_app.storage.repository import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
 
 
 class SavedAttempt(NamedTuple):
-    """Where :meth:`SessionRepository.save_attempt` put an attempt.
+    """Where :meth:`QueueStore.save_attempt` put an attempt.
 
     Attributes:
         attempt_id: its id, None while it waits in the on-disk queue.
@@ -35,27 +32,13 @@ class SavedAttempt(NamedTuple):
     queued: bool
 
 
-class QueueMixin:
-    """Saving that never throws an attempt away, for :class:`SessionRepository`.
+class QueueStore(Store):
+    """Attempts and sessions saved now, or queued on disk while the database is locked."""
 
-    The attributes and methods declared under ``TYPE_CHECKING`` are the
-    repository's own.
-    """
-
-    _db: Database
-    _lock: threading.RLock
-    _clock: Callable[[], datetime]
-    data_dir: Path
-    read_only: bool
-    replayed: ReplayReport
-
-    if TYPE_CHECKING:
-
-        def _check_writable(self, action: str) -> None: ...
-        def transaction(self, action: str = ...) -> AbstractContextManager[None]: ...
-        def _reading(self, action: str) -> AbstractContextManager[None]: ...
-        def get_session(self, session_id: int) -> TherapySession: ...
-        def end_session(self, session_id: int) -> TherapySession: ...
+    def __init__(self, repository: SessionRepository) -> None:
+        super().__init__(repository)
+        self.replayed = ReplayReport(written=0, remaining=0)
+        """What the last :meth:`replay_pending` did (at opening: the queue of earlier runs)."""
 
     def queue_session(
         self,
@@ -75,11 +58,11 @@ class QueueMixin:
         """
         if exercise_kind not in EXERCISE_KINDS:
             raise ValueError(f"unknown exercise kind {exercise_kind!r}")
-        self._check_writable("queueing a session")
+        self._repository.require_writable("queueing a session")
         session = pending.QueuedSession(
-            client_uuid, patient_id, exercise_kind, exercise_id, self._clock()
+            client_uuid, patient_id, exercise_kind, exercise_id, self._repository.now()
         )
-        self._write_journal(lambda: pending.queue_session(self.data_dir, session))
+        self._write_journal(lambda: pending.queue_session(self._repository.data_dir, session))
         return session
 
     def end_session_or_queue(self, session_id: int | None, client_uuid: str) -> bool:
@@ -92,20 +75,20 @@ class QueueMixin:
             session_id = self.session_id_for(client_uuid)
         if session_id is not None:
             try:
-                self.end_session(session_id)
+                self._repository.sessions.end(session_id)
                 return True
             except StorageUnavailableError as exc:
-                if self.read_only:
+                if self._repository.read_only:
                     raise
                 _LOGGER.warning("queueing the end of session %s: %s", session_id, exc.detail)
-        end = pending.QueuedSession(client_uuid, None, None, None, None, self._clock())
-        self._write_journal(lambda: pending.queue_session(self.data_dir, end))
+        end = pending.QueuedSession(client_uuid, None, None, None, None, self._repository.now())
+        self._write_journal(lambda: pending.queue_session(self._repository.data_dir, end))
         return False
 
     def session_id_for(self, client_uuid: str) -> int | None:
         """The id of the session started (or replayed) with ``client_uuid``, if its row exists."""
-        with self._reading("finding a session"):
-            return session_id_for(self._db, client_uuid)
+        with self._repository.connection("finding a session") as db:
+            return session_id_for(db, client_uuid)
 
     def save_attempt(
         self,
@@ -143,9 +126,9 @@ class QueueMixin:
         """
         if record.kind not in EXERCISE_KINDS:
             raise ValueError(f"unknown exercise kind {record.kind!r}")
-        self._check_writable("saving an attempt")
+        self._repository.require_writable("saving an attempt")
         client_uuid = pending.new_uuid()
-        created_at = record.created_at or self._clock()
+        created_at = record.created_at or self._repository.now()
         if not queue_only and session_uuid is not None:
             try:
                 known = self.session_id_for(session_uuid)
@@ -158,51 +141,30 @@ class QueueMixin:
         if patient_id is None:
             if queue_only:
                 raise ValueError("patient_id is needed to queue an attempt")
-            patient_id = self.get_session(record.session_id).patient_id
-        record, saved = self._write_recording(record, clip, patient_id, created_at)
+            patient_id = self._repository.sessions.get(record.session_id).patient_id
+        attempts = self._repository.attempts
+        record, saved = attempts.attach_recording(record, clip, patient_id, created_at)
         if not queue_only:
             try:
-                with self.transaction("adding an attempt"):
-                    attempt_id = attempts.insert_attempt(self._db, record, created_at, client_uuid)
+                with self._repository.transaction("adding an attempt") as db:
+                    attempt_id = attempt_writes.insert_attempt(db, record, created_at, client_uuid)
                 return SavedAttempt(attempt_id, queued=False)
             except StorageUnavailableError as exc:
                 # Locked past the busy timeout (or another failure of the
                 # database alone): the recording is safe, the row waits on disk.
                 _LOGGER.warning("database unavailable, queueing the attempt: %s", exc.detail)
             except BaseException:
-                self._forget_recording(saved)
+                attempts.forget_recording(saved)
                 raise
         queued = pending.QueuedAttempt(
             client_uuid, replace(record, created_at=created_at), created_at, session_uuid
         )
         try:
-            self._write_journal(lambda: pending.queue_attempt(self.data_dir, queued))
+            self._write_journal(lambda: pending.queue_attempt(self._repository.data_dir, queued))
         except BaseException:
-            self._forget_recording(saved)
+            attempts.forget_recording(saved)
             raise
         return SavedAttempt(None, queued=True)
-
-    def _write_recording(
-        self,
-        record: AttemptRecord,
-        clip: AudioClip | None,
-        patient_id: int,
-        created_at: datetime,
-    ) -> tuple[AttemptRecord, SavedRecording | None]:
-        if clip is None:
-            return record, None
-        saved = save_recording(clip, patient_id, data_dir=self.data_dir, when=created_at)
-        record = replace(
-            record,
-            recording_path=saved.relative_path,
-            recording_sha256=saved.sha256,
-            duration_s=record.duration_s if record.duration_s is not None else clip.duration,
-        )
-        return record, saved
-
-    def _forget_recording(self, saved: SavedRecording | None) -> None:
-        if saved is not None:
-            remove_recording(saved.relative_path, self.data_dir)
 
     def _write_journal(self, write: Callable[[], object]) -> None:
         try:
@@ -226,19 +188,18 @@ class QueueMixin:
         Returns:
             How many attempts were written and how many still wait.
         """
-        if self.read_only or not pending.pending_dir(self.data_dir).is_dir():
-            return ReplayReport(written=0, remaining=pending.queued_count(self.data_dir))
-        with self._lock:
-            conn = self._db.conn
+        data_dir = self._repository.data_dir
+        if self._repository.read_only or not pending.pending_dir(data_dir).is_dir():
+            return ReplayReport(written=0, remaining=pending.queued_count(data_dir))
+        with self._repository.connection("replaying the queue") as db:
+            conn = db.conn
             if wait_ms is not None:
                 conn.execute(f"PRAGMA busy_timeout = {int(wait_ms)}")
             try:
-                self.replayed = replay(self._db, self.data_dir)
+                self.replayed = replay(db, data_dir)
             except StorageUnavailableError as exc:
                 _LOGGER.warning("queue not replayed yet: %s", exc.detail)
-                self.replayed = ReplayReport(
-                    written=0, remaining=pending.queued_count(self.data_dir)
-                )
+                self.replayed = ReplayReport(written=0, remaining=pending.queued_count(data_dir))
             finally:
                 if wait_ms is not None:
                     conn.execute(f"PRAGMA busy_timeout = {database.BUSY_TIMEOUT_MS}")
@@ -246,4 +207,4 @@ class QueueMixin:
 
     def queued_attempt_count(self) -> int:
         """Attempts waiting in the on-disk queue."""
-        return pending.queued_count(self.data_dir)
+        return pending.queued_count(self._repository.data_dir)

@@ -1,4 +1,4 @@
-"""Conversions between database rows and the storage records (times, JSON, booleans)."""
+"""Conversions between database rows and the typed rows (times, JSON, booleans)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,16 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from sqlite_utils import Database
+
 from therapy_app.analysis.metrics import AttemptMetrics
+from therapy_app.domain.attempt_record import AttemptRecord, Candidate, StepTimings
 from therapy_app.phrases.model import Gender
-from therapy_app.storage.records import (
+from therapy_app.storage.database import fetch_all
+from therapy_app.storage.row_types import (
     Attempt,
-    AttemptRecord,
-    Candidate,
     Exercise,
     Patient,
-    StepTimings,
     TherapySession,
     TranscriptEdit,
     VerdictChange,
@@ -110,6 +111,18 @@ def initials(name: str) -> str:
     """One or two capital letters from a name ("Jeanne Dupont" -> "JD")."""
     letters = [part[0] for part in re.split(r"[\s\-']+", name.strip()) if part]
     return "".join(letters[:2]).upper() or "?"
+
+
+def editor_name(editor: str) -> str:
+    """The therapist's name for an audit line, stripped.
+
+    Raises:
+        ValueError: empty.
+    """
+    name = editor.strip()
+    if not name:
+        raise ValueError("editor must not be empty")
+    return name
 
 
 def patient_from_row(row: Row) -> Patient:
@@ -335,10 +348,16 @@ def verdict_change_from_row(row: Row) -> VerdictChange:
     )
 
 
-def readable(found: list[sqlite3.Row], convert: Callable[[sqlite3.Row], T], what: str) -> list[T]:
-    """``convert`` each row, skipping (and logging) the rows that cannot be read at all."""
+def readable_rows(
+    db: Database,
+    sql: str,
+    params: tuple[Any, ...],
+    convert: Callable[[sqlite3.Row], T],
+    what: str,
+) -> list[T]:
+    """Run a read query and ``convert`` each row, skipping (and logging) unreadable ones."""
     out: list[T] = []
-    for row in found:
+    for row in fetch_all(db, sql, params):
         try:
             out.append(convert(row))
         except DamagedRowError as exc:

@@ -1,4 +1,4 @@
-"""Attempt rows: metrics and verdicts derived from a record, insert, audited edits and overrides."""
+"""Writing attempt rows: derived metrics and verdicts, insert, audited edits and overrides."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from sqlite_utils import Database
 
 from therapy_app.analysis.answers import answer_wer
 from therapy_app.analysis.metrics import AttemptMetrics, attempt_metrics
-from therapy_app.storage import rows
-from therapy_app.storage.records import JUDGED_KINDS, Attempt, AttemptRecord
+from therapy_app.domain.attempt_record import JUDGED_KINDS, AttemptRecord
+from therapy_app.storage import row_codec
+from therapy_app.storage.row_types import Attempt
 from therapy_app.verdict import decide
 
 
@@ -65,8 +66,8 @@ def insert_attempt(
     """INSERT one attempt row with its metrics; the caller holds the transaction."""
     metrics = metrics_for(record)
     success, derived = success_for(record.success, metrics)
-    columns = rows.attempt_columns(record, created_at, success, derived, client_uuid)
-    columns.update(rows.metrics_columns(metrics))
+    columns = row_codec.attempt_columns(record, created_at, success, derived, client_uuid)
+    columns.update(row_codec.metrics_columns(metrics))
     names = ", ".join(columns)
     marks = ", ".join("?" for _ in columns)
     cursor = db.execute(f"INSERT INTO attempts ({names}) VALUES ({marks})", tuple(columns.values()))
@@ -109,11 +110,11 @@ def _audit_verdict(
         (
             attempt_id,
             cause,
-            rows.to_db_bool(old),
-            rows.to_db_bool(new),
+            row_codec.to_db_bool(old),
+            row_codec.to_db_bool(new),
             editor,
             reason,
-            rows.to_db_time(now),
+            row_codec.to_db_time(now),
         ),
     )
 
@@ -140,12 +141,12 @@ def apply_edit(
     changed = replace(attempt, edited_transcript=edited, edited_repetition_transcript=edited_rep)
     computed, derived = verdict_after_edit(changed, metrics)
     in_force = attempt.verdict_override if attempt.verdict_override is not None else computed
-    values = rows.metrics_columns(metrics)
+    values = row_codec.metrics_columns(metrics)
     values.update(
         edited_transcript=edited,
         edited_repetition_transcript=edited_rep,
-        success=rows.to_db_bool(in_force),
-        auto_success=rows.to_db_bool(computed),
+        success=row_codec.to_db_bool(in_force),
+        auto_success=row_codec.to_db_bool(computed),
         success_derived=int(derived),
     )
     assignments = ", ".join(f"{name} = ?" for name in values)
@@ -153,7 +154,7 @@ def apply_edit(
     db.execute(
         "INSERT INTO transcript_edits (attempt_id, field, old_text, new_text, editor, edited_at)"
         " VALUES (?, ?, ?, ?, ?, ?)",
-        (attempt.id, field, old, new_text, editor, rows.to_db_time(now)),
+        (attempt.id, field, old, new_text, editor, row_codec.to_db_time(now)),
     )
     if in_force != attempt.success:
         _audit_verdict(
@@ -180,7 +181,7 @@ def apply_override(
     in_force = success if success is not None else attempt.computed_success
     db.execute(
         "UPDATE attempts SET verdict_override = ?, success = ? WHERE id = ?",
-        (rows.to_db_bool(success), rows.to_db_bool(in_force), attempt.id),
+        (row_codec.to_db_bool(success), row_codec.to_db_bool(in_force), attempt.id),
     )
     cause = "override" if success is not None else "override_removed"
     _audit_verdict(db, attempt.id, cause, attempt.success, in_force, editor, reason, now)

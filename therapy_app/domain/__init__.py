@@ -1,0 +1,1 @@
+"""Domain types shared by practice, storage, exports and the GUI: no SQL, no Qt."""
