@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -125,13 +126,29 @@ def _content_error(path: Path, detail: str) -> TherapyAppError:
     )
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_content_file(
+    path: Path,
+    format_version: int = FORMAT_VERSION,
+    error: Callable[[Path, str], TherapyAppError] = _content_error,
+) -> dict[str, Any]:
+    """A bundled content file's JSON object (these files, the naming bank), format checked.
+
+    Args:
+        path: the JSON file.
+        format_version: the one ``format_version`` this code reads.
+        error: the French error for ``path`` and an English detail; the
+            default names the exercises.
+
+    Raises:
+        TherapyAppError: built by ``error``: the file cannot be read, is not a
+            JSON object, or has another format version.
+    """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise _content_error(path, f"cannot read: {exc}") from exc
-    if not isinstance(data, dict) or data.get("format_version") != FORMAT_VERSION:
-        raise _content_error(path, f"expected format_version {FORMAT_VERSION}")
+        raise error(path, f"cannot read: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format_version") != format_version:
+        raise error(path, f"expected format_version {format_version}")
     return data
 
 
@@ -212,8 +229,8 @@ def load_content(directory: Path | None = None) -> ExerciseContent:
     folder = directory if directory is not None else resources_dir() / "exercises"
     rep_path, comp_path = folder / REPETITION_FILE, folder / COMPLETION_FILE
     content = ExerciseContent(
-        levels=parse_repetition(_read(rep_path), rep_path),
-        completion=parse_completion(_read(comp_path), comp_path),
+        levels=parse_repetition(read_content_file(rep_path), rep_path),
+        completion=parse_completion(read_content_file(comp_path), comp_path),
     )
     _LOGGER.debug(
         "exercise content: %d sentences, %d completion items",

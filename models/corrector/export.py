@@ -12,39 +12,30 @@ tolerance, identical greedy output) before anything is written to ``--out``.
 
 from __future__ import annotations
 
-import os
+import argparse
+import json
+import logging
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import numpy as np
+import torch
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import logging  # noqa: E402
-import shutil  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from models import portable_int8  # noqa: E402
-from models.corrector import card  # noqa: E402
-from models.corrector.calibrate import calibrate_keep_margin  # noqa: E402
-from models.corrector.data import Example, load_split  # noqa: E402
-from models.corrector.graphs import OPSET, export_graphs  # noqa: E402
-from models.corrector.model import ModelConfig, Seq2SeqTransformer, count_parameters  # noqa: E402
-from models.corrector.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, load_tokenizer  # noqa: E402
-from therapy_app import inference  # noqa: E402
-from therapy_app.correction.corrector import (  # noqa: E402
-    FORMAT_VERSION,
-    Corrector,
-    CorrectorConfig,
-    _OnnxGraphs,
-)
-from therapy_app.correction.search import SearchOptions, greedy  # noqa: E402
-from therapy_app.model_store import SIDECAR, file_entry, sha256_file, write_sidecar  # noqa: E402
+from models import portable_int8
+from models.corrector import card
+from models.corrector.calibrate import calibrate_keep_margin
+from models.corrector.data import Example, load_split
+from models.corrector.graphs import OPSET, export_graphs
+from models.corrector.model import ModelConfig, Seq2SeqTransformer, count_parameters
+from models.corrector.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, load_tokenizer
+from therapy_app import inference
+from therapy_app.correction.corrector import FORMAT_VERSION, Corrector, CorrectorConfig, _OnnxGraphs
+from therapy_app.correction.search import greedy
+from therapy_app.model_store import SIDECAR, file_entry, sha256_file, write_sidecar
 
 _LOGGER = logging.getLogger("models.corrector.export")
 
@@ -104,11 +95,6 @@ def _graphs(directory: Path, config: CorrectorConfig) -> _OnnxGraphs:
     return _OnnxGraphs(encoder, decoder, config)
 
 
-def _options(config: CorrectorConfig, src_len: int) -> SearchOptions:
-    max_len = min(config.max_tgt_tokens, int(config.length_ratio * src_len) + config.length_margin)
-    return SearchOptions(config.bos_id, config.eos_id, max_len)
-
-
 def check_parity(
     model: Seq2SeqTransformer, directory: Path, config: CorrectorConfig, examples: list[Example]
 ) -> dict[str, Any]:
@@ -138,8 +124,10 @@ def check_parity(
                 )
                 o_lp, o_self_k, o_self_v = graphs.step(token, o_self_k, o_self_v, ok, ov, mask)
                 worst = max(worst, float(np.abs(o_lp - t_lp.numpy()).max()))
-            torch_out = model.greedy(torch.from_numpy(src), _options(config, len(ex.src)).max_len)
-        onnx_out = greedy(graphs, src, _options(config, len(ex.src)))
+            torch_out = model.greedy(
+                torch.from_numpy(src), config.search_options(len(ex.src)).max_len
+            )
+        onnx_out = greedy(graphs, src, config.search_options(len(ex.src)))
         equal += int(torch_out[0] == onnx_out.tokens)
     return {"max_abs_logprob_diff": worst, "greedy_equal": equal, "greedy_total": len(examples)}
 
@@ -149,7 +137,7 @@ def exact_match(directory: Path, config: CorrectorConfig, examples: list[Example
     graphs = _graphs(directory, config)
     hits = 0
     for ex in examples:
-        out = greedy(graphs, np.array([ex.src], dtype=np.int64), _options(config, len(ex.src)))
+        out = greedy(graphs, np.array([ex.src], dtype=np.int64), config.search_options(len(ex.src)))
         hits += int(out.tokens == ex.tgt)
     return hits / max(len(examples), 1)
 
@@ -240,10 +228,10 @@ def store_fp16(src_dir: Path, dst_dir: Path, min_elements: int = 1024) -> None:
 def greedy_latency(directory: Path, config: CorrectorConfig, examples: list[Example]) -> float:
     """Mean seconds per sentence of greedy decoding with the cached step graph."""
     graphs = _graphs(directory, config)
-    greedy(graphs, np.array([examples[0].src], dtype=np.int64), _options(config, 4))
+    greedy(graphs, np.array([examples[0].src], dtype=np.int64), config.search_options(4))
     start = time.perf_counter()
     for ex in examples:
-        greedy(graphs, np.array([ex.src], dtype=np.int64), _options(config, len(ex.src)))
+        greedy(graphs, np.array([ex.src], dtype=np.int64), config.search_options(len(ex.src)))
     return (time.perf_counter() - start) / len(examples)
 
 
@@ -266,7 +254,7 @@ def prefix_latency(
             cross_k, cross_v = graphs.encode(src)
             mask = np.ones(src.shape, dtype=bool)
             prefix = [BOS_ID]
-            for _ in range(_options(config, len(ex.src)).max_len):
+            for _ in range(config.search_options(len(ex.src)).max_len):
                 feed = {"prefix": np.array([prefix], dtype=np.int64), "cross_k": cross_k,
                         "cross_v": cross_v, "src_mask": mask}  # fmt: skip
                 nxt = int(decoder.run(None, feed)[0][0].argmax())

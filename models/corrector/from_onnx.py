@@ -37,35 +37,25 @@ the command fails.
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import json
+import logging
 import os
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import numpy as np
+import torch
 
-import argparse  # noqa: E402
-import dataclasses  # noqa: E402
-import json  # noqa: E402
-import logging  # noqa: E402
-import random  # noqa: E402
-import shutil  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from models.corrector.model import ModelConfig, Seq2SeqTransformer, _sinusoids  # noqa: E402
-from models.corrector.train import (  # noqa: E402
-    BEST,
-    LAST,
-    TOKENIZER_FILE,
-    RunState,
-    TrainConfig,
-    lr_factor,
-)
-from therapy_app.model_store import sha256_file  # noqa: E402
+from models.corrector.model import ModelConfig, Seq2SeqTransformer, _sinusoids
+from models.corrector.train import BEST, LAST, TOKENIZER_FILE, RunState, TrainConfig, lr_factor
+from therapy_app.model_store import sha256_file
 
 _LOGGER = logging.getLogger("models.corrector.from_onnx")
 
@@ -404,7 +394,7 @@ def compare(
     """
     from therapy_app.correction.corrector import Corrector
     from therapy_app.correction.normalize import normalize_text
-    from therapy_app.correction.search import SearchOptions, greedy
+    from therapy_app.correction.search import greedy
 
     corrector = Corrector.load(provider="cpu", model_dir=model_dir)
     graphs, sp, c = corrector._graphs, corrector._tokenizer, corrector.config  # noqa: SLF001
@@ -415,13 +405,12 @@ def compare(
     for index, item in enumerate(items):
         ids = sp.encode(normalize_text(item["src"])) + [c.eos_id]
         src = np.array([ids], dtype=np.int64)
-        max_len = min(c.max_tgt_tokens, int(c.length_ratio * len(ids)) + c.length_margin)
-        options = SearchOptions(c.bos_id, c.eos_id, max_len)
+        options = c.search_options(len(ids))
         onnx_out = greedy(graphs, src, options).tokens
         torch_out = greedy(steps, src, options).tokens
         same += int(onnx_out == torch_out)
         with torch.no_grad():
-            same_helper += int(model.greedy(torch.from_numpy(src), max_len)[0] == onnx_out)
+            same_helper += int(model.greedy(torch.from_numpy(src), options.max_len)[0] == onnx_out)
         if onnx_out != torch_out:
             differing.append(
                 {"src": item["src"], "onnx": sp.decode(onnx_out), "torch": sp.decode(torch_out)}

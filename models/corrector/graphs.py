@@ -136,45 +136,33 @@ def export_graphs(
     model = model.float().eval()
     ex = example_inputs(model)
     batch, src, past = Dim("batch"), Dim("src_len"), Dim("past_len", min=0)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "encoder": _export(
-            EncoderGraph(model),
-            (ex["src_ids"],),
-            out_dir / "encoder.onnx",
-            ENCODER_INPUTS,
-            ENCODER_OUTPUTS,
-            {"src_ids": {0: batch, 1: src}},
-        )
+    cross: dict[int, object] = {1: batch, 3: src}
+    # The dynamic axes of each graph input, whichever graph takes it.
+    axes: dict[str, dict[int, object]] = {
+        "src_ids": {0: batch, 1: src},
+        "tokens": {0: batch},
+        "prefix": {0: batch, 1: Dim("prefix_len")},
+        "self_k": {1: batch, 3: past},
+        "self_v": {1: batch, 3: past},
+        "cross_k": cross,
+        "cross_v": cross,
+        "src_mask": {0: batch, 1: src},
     }
-    cross = {1: batch, 3: src}
-    paths["decoder_step"] = _export(
-        StepGraph(model),
-        tuple(ex[name] for name in STEP_INPUTS),
-        out_dir / "decoder_step.onnx",
-        STEP_INPUTS,
-        STEP_OUTPUTS,
-        {
-            "tokens": {0: batch},
-            "self_k": {1: batch, 3: past},
-            "self_v": {1: batch, 3: past},
-            "cross_k": cross,
-            "cross_v": cross,
-            "src_mask": {0: batch, 1: src},
-        },
-    )
+    graphs: dict[str, tuple[nn.Module, list[str], list[str]]] = {
+        "encoder": (EncoderGraph(model), ENCODER_INPUTS, ENCODER_OUTPUTS),
+        "decoder_step": (StepGraph(model), STEP_INPUTS, STEP_OUTPUTS),
+    }
     if with_prefix:
-        paths["decoder_prefix"] = _export(
-            PrefixGraph(model),
-            tuple(ex[name] for name in PREFIX_INPUTS),
-            out_dir / "decoder_prefix.onnx",
-            PREFIX_INPUTS,
-            PREFIX_OUTPUTS,
-            {
-                "prefix": {0: batch, 1: Dim("prefix_len")},
-                "cross_k": cross,
-                "cross_v": cross,
-                "src_mask": {0: batch, 1: src},
-            },
+        graphs["decoder_prefix"] = (PrefixGraph(model), PREFIX_INPUTS, PREFIX_OUTPUTS)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return {
+        role: _export(
+            module,
+            tuple(ex[name] for name in inputs),
+            out_dir / f"{role}.onnx",
+            inputs,
+            outputs,
+            {name: axes[name] for name in inputs},
         )
-    return paths
+        for role, (module, inputs, outputs) in graphs.items()
+    }

@@ -9,42 +9,35 @@ CPU notes (measured on the 2-core shared build machine, see shared/MODELS.md):
 bf16 autocast and ``OMP_WAIT_POLICY=PASSIVE`` with 2 threads ran ~5x faster
 than the defaults, because spinning OpenMP workers fight the other processes
 for the two cores. The variable is read when torch's OpenMP runtime starts, so
-it is set below before torch is imported; export it yourself to override.
+the package (``models/corrector/__init__.py``) sets it before torch is imported;
+export it yourself to override.
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import json
+import logging
+import math
 import os
+import random
+import shutil
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import numpy as np
+import torch
+import torch.nn.functional as F
 
-import argparse  # noqa: E402
-import dataclasses  # noqa: E402
-import json  # noqa: E402
-import logging  # noqa: E402
-import math  # noqa: E402
-import random  # noqa: E402
-import shutil  # noqa: E402
-import signal  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from models.corrector.data import Example, collate, load_split, make_batches  # noqa: E402
-from models.corrector.model import ModelConfig, Seq2SeqTransformer, count_parameters  # noqa: E402
-from models.corrector.tokenizer import (  # noqa: E402
-    PAD_ID,
-    TokenizerConfig,
-    load_tokenizer,
-    train_tokenizer,
-)
-from therapy_app.model_store import sha256_file  # noqa: E402
+from models.corrector.data import Example, collate, load_split, make_batches
+from models.corrector.model import ModelConfig, Seq2SeqTransformer, count_parameters
+from models.corrector.tokenizer import PAD_ID, TokenizerConfig, load_tokenizer, train_tokenizer
+from therapy_app.model_store import sha256_file
 
 _LOGGER = logging.getLogger("models.corrector.train")
 

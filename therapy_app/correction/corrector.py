@@ -101,6 +101,30 @@ class CorrectorConfig:
         data["special_ids"] = {n: data.pop(f"{n}_id") for n in ("pad", "unk", "bos", "eos")}
         return data
 
+    def search_options(self, src_tokens: int) -> SearchOptions:
+        """The search limits for a source of ``src_tokens`` tokens (EOS included).
+
+        The output is capped at ``length_ratio * src_tokens + length_margin``
+        tokens, and never beyond ``max_tgt_tokens``.
+        """
+        cap = min(self.max_tgt_tokens, int(self.length_ratio * src_tokens) + self.length_margin)
+        return SearchOptions(self.bos_id, self.eos_id, cap)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """One input as the search takes it.
+
+    Attributes:
+        text: the normalised input.
+        ids: (1, S) int64 token ids, EOS included.
+        options: the search limits for this input.
+    """
+
+    text: str
+    ids: np.ndarray
+    options: SearchOptions
+
 
 @dataclass
 class Alternative:
@@ -280,38 +304,30 @@ class Corrector:
             return Correction(
                 source=normalize_text(text), best="", provider=self.provider, refusal=check.refusal
             )
-        source = normalize_text(check.text)
-        if not source:
+        source = self._source(check.text)
+        if not source.text:
             return Correction(source="", best="", provider=self.provider)
-        ids = self._tokenizer.encode(source) + [c.eos_id]
-        if len(ids) > c.max_src_tokens:
-            raise _too_long(f"{len(ids)} source tokens, limit {c.max_src_tokens}")
-        options = SearchOptions(
-            bos_id=c.bos_id,
-            eos_id=c.eos_id,
-            max_len=min(c.max_tgt_tokens, int(c.length_ratio * len(ids)) + c.length_margin),
-        )
-        src_ids = np.array([ids], dtype=np.int64)
+        tokens = source.ids.shape[1]
+        if tokens > c.max_src_tokens:
+            raise _too_long(f"{tokens} source tokens, limit {c.max_src_tokens}")
         if beam_size <= 1:
-            hyps = [greedy(self._graphs, src_ids, options)]
+            hyps = [greedy(self._graphs, source.ids, source.options)]
         else:
-            hyps = beam_search(self._graphs, src_ids, options, beam_size)
-        alternatives = self._keep_if_plausible(
-            source, src_ids, options, self._alternatives(source, hyps)
-        )
+            hyps = beam_search(self._graphs, source.ids, source.options, beam_size)
+        alternatives = self._keep_if_plausible(source, self._alternatives(source.text, hyps))
         if c.faithful_first:
-            alternatives = self._faithful_first(source, src_ids, options, alternatives)
+            alternatives = self._faithful_first(source, alternatives)
         if not alternatives:
             # Only degenerate output (no end token within the length cap): showing
             # the patient's own words is safer than showing a runaway sentence.
-            _LOGGER.warning("no finished hypothesis for %r; returning the input", source)
-            alternatives = [Alternative(as_sentence(source), float("-inf"))]
+            _LOGGER.warning("no finished hypothesis for %r; returning the input", source.text)
+            alternatives = [Alternative(as_sentence(source.text), float("-inf"))]
         best = alternatives[0].text
         return Correction(
-            source=source,
+            source=source.text,
             best=best,
             alternatives=alternatives,
-            diff=word_diff(source, best),
+            diff=word_diff(source.text, best),
             seconds=time.perf_counter() - start,
             provider=self.provider,
         )
@@ -326,18 +342,18 @@ class Corrector:
         Returns:
             A value <= 0; closer to 0 means the model finds it more likely.
         """
-        source = normalize_text(text)
-        ids = self._tokenizer.encode(source) + [self.config.eos_id]
-        options = SearchOptions(self.config.bos_id, self.config.eos_id, self.config.max_tgt_tokens)
+        source = self._source(text)
         target = self._tokenizer.encode(candidate.strip())
-        return score_target(self._graphs, np.array([ids], dtype=np.int64), target, options)
+        return score_target(self._graphs, source.ids, target, source.options)
+
+    def _source(self, text: str) -> _Source:
+        """``text`` normalised and tokenised, with its search limits."""
+        normalised = normalize_text(text)
+        ids = np.array([self._tokenizer.encode(normalised) + [self.config.eos_id]], dtype=np.int64)
+        return _Source(normalised, ids, self.config.search_options(ids.shape[1]))
 
     def _keep_if_plausible(
-        self,
-        source: str,
-        src_ids: np.ndarray,
-        options: SearchOptions,
-        alternatives: list[Alternative],
+        self, source: _Source, alternatives: list[Alternative]
     ) -> list[Alternative]:
         """Put the unchanged input first when the model finds it nearly as likely.
 
@@ -347,28 +363,25 @@ class Corrector:
         margin = self.config.keep_margin
         if margin is None or not alternatives:
             return alternatives
-        if normalize_text(alternatives[0].text) == source:
+        text = source.text
+        if normalize_text(alternatives[0].text) == text:
             # The model itself copied the input: a plain error still demotes it.
-            if looks_ungrammatical(source) and len(alternatives) > 1:
-                top = self._ranking_score(source, alternatives[0])
-                if self._ranking_score(source, alternatives[1]) >= top - self.offer_margin:
+            if looks_ungrammatical(text) and len(alternatives) > 1:
+                top = self._ranking_score(text, alternatives[0])
+                if self._ranking_score(text, alternatives[1]) >= top - self.offer_margin:
                     return [*alternatives[1:], alternatives[0]]
             return alternatives
-        identity = self._unchanged(source, src_ids, options)
-        best = self._ranking_score(source, alternatives[0])
-        others = [a for a in alternatives if normalize_text(a.text) != source]
-        if identity.score >= best - margin and not looks_ungrammatical(source):
+        identity = self._unchanged(source)
+        best = self._ranking_score(text, alternatives[0])
+        others = [a for a in alternatives if normalize_text(a.text) != text]
+        if identity.score >= best - margin and not looks_ungrammatical(text):
             return [identity, *others][:MAX_ALTERNATIVES]
         if identity.score >= best - self.offer_margin:
             return [*others[: MAX_ALTERNATIVES - 1], identity]
         return alternatives
 
     def _faithful_first(
-        self,
-        source: str,
-        src_ids: np.ndarray,
-        options: SearchOptions,
-        alternatives: list[Alternative],
+        self, source: _Source, alternatives: list[Alternative]
     ) -> list[Alternative]:
         """Never lead with a rewrite that loses a said word (:mod:`preserve`).
 
@@ -377,10 +390,10 @@ class Corrector:
         this kept 28 of 30 correct sentences of the second set unchanged (24
         before) and changed no agrammatic result (benchmarks/correction.py).
         """
-        if not alternatives or preservation(source, alternatives[0].text).kept:
+        if not alternatives or preservation(source.text, alternatives[0].text).kept:
             return alternatives
-        faithful = next((a for a in alternatives if preservation(source, a.text).kept), None)
-        first = faithful or self._unchanged(source, src_ids, options)
+        faithful = next((a for a in alternatives if preservation(source.text, a.text).kept), None)
+        first = faithful or self._unchanged(source)
         others = [a for a in alternatives if normalize_text(a.text) != normalize_text(first.text)]
         return [first, *others][:MAX_ALTERNATIVES]
 
@@ -391,21 +404,16 @@ class Corrector:
         free), so "est-ce que tu viens" is scored as "Est-ce que tu viens ?"
         rather than as an unpunctuated string the model never saw as a target.
         """
-        source = normalize_text(text)
-        ids = self._tokenizer.encode(source) + [self.config.eos_id]
-        c = self.config
-        cap = min(c.max_tgt_tokens, int(c.length_ratio * len(ids)) + c.length_margin)
-        options = SearchOptions(c.bos_id, c.eos_id, cap)
-        return self._unchanged(source, np.array([ids], dtype=np.int64), options)
+        return self._unchanged(self._source(text))
 
-    def _unchanged(self, source: str, src_ids: np.ndarray, options: SearchOptions) -> Alternative:
+    def _unchanged(self, source: _Source) -> Alternative:
         def accept(tokens: list[int]) -> bool:
-            return source.startswith(_words_only(self._tokenizer.decode(tokens)))
+            return source.text.startswith(_words_only(self._tokenizer.decode(tokens)))
 
         def may_end(tokens: list[int]) -> bool:
-            return _words_only(self._tokenizer.decode(tokens)) == source
+            return _words_only(self._tokenizer.decode(tokens)) == source.text
 
-        target = _letters(source)
+        target = _letters(source.text)
         pieces = self._piece_letters()
 
         def possible(tokens: list[int]) -> np.ndarray:
@@ -413,14 +421,17 @@ class Corrector:
             ahead = target[len(_letters(self._tokenizer.decode(tokens))) :]
             return np.array([ahead.startswith(p) for p in pieces])
 
-        hyp = constrained_greedy(self._graphs, src_ids, options, accept, may_end, possible)
+        hyp = constrained_greedy(
+            self._graphs, source.ids, source.options, accept, may_end, possible
+        )
         if hyp is not None:
             # Scored as the model wrote it; shown with its punctuation tidied.
             return Alternative(_tidy_marks(self._tokenizer.decode(hyp.tokens)), hyp.score)
         # No allowed continuation (e.g. the length cap): score the plain form instead.
-        plain = as_sentence(source)
+        plain = as_sentence(source.text)
+        target_ids = self._tokenizer.encode(plain)
         return Alternative(
-            plain, score_target(self._graphs, src_ids, self._tokenizer.encode(plain), options)
+            plain, score_target(self._graphs, source.ids, target_ids, source.options)
         )
 
     def _piece_letters(self) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from therapy_app.errors import TherapyAppError
+from therapy_app.exercises import read_content_file
 from therapy_app.paths import resources_dir
 
 _LOGGER = logging.getLogger(__name__)
@@ -133,12 +133,7 @@ def load_bank(folder: Path | None = None) -> NamingBank:
     """
     folder = folder if folder is not None else resources_dir() / "naming"
     path = folder / BANK_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise _bank_error(path, f"cannot read: {exc}") from exc
-    if not isinstance(data, dict) or data.get("format_version") != BANK_FORMAT:
-        raise _bank_error(path, f"expected format_version {BANK_FORMAT}")
+    data = read_content_file(path, BANK_FORMAT, _bank_error)
     try:
         items = tuple(_item(raw) for raw in data["items"])
         categories = {str(k): str(v) for k, v in data["categories"].items()}
