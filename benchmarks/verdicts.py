@@ -393,7 +393,12 @@ def main(argv: list[str] | None = None) -> int:
         "summary": summary,
         "guard": guard(rows),
         # The blind half is reported in aggregate only: its rows are never written.
-        "calibration_rows": [r for r in rows if r["split"] == "calibration"],
+        # Without the scored texts (``--calibration-only`` keeps them for the calibration).
+        "calibration_rows": [
+            {k: v for k, v in r.items() if k != "candidates"}
+            for r in rows
+            if r["split"] == "calibration"
+        ],
     }
     if not args.quick:
         write_report(args.out, report)
