@@ -507,6 +507,43 @@ def verdicts(data: Json) -> list[str]:
     return out + _label_guard(data.get("guard"))
 
 
+def verdict_calibration(data: Json) -> list[str]:
+    """How the verdict's settings were chosen: the calibration half under three settings."""
+    out = [
+        "## Verdict settings (calibration half only)",
+        "",
+        "`benchmarks/verdict_calibration.py` → `benchmarks/results/verdict_calibration.json`: "
+        "the calibration tries of `benchmarks/verdicts.py`, every scored text kept with its "
+        "score on the audio and on silence, the rule replayed for every setting (prior "
+        "weight, margins, transcript slack); least 3 × false accepts + false rejects. "
+        "Accepted / tries.",
+        "",
+    ]
+    settings = [
+        ("before (no prior)", data["previous"], data["previous_breakdown"]),
+        (
+            "best without the prior",
+            data["best_without_prior"]["setting"],
+            data["best_without_prior_breakdown"],
+        ),
+        ("chosen", data["chosen"], data["chosen_breakdown"]),
+    ]
+    names = [
+        f"{label}: prior {s['prior_weight']}, margin {s['margin']}, naming "
+        f"{s['naming_margin']}, slack {s['slack']}"
+        for label, s, _ in settings
+    ]
+    keys = [(r["speech"], r["exercise"], r["kind"]) for r in settings[0][2]]
+    rows = []
+    for key in keys:
+        cells = []
+        for _, _, breakdown in settings:
+            cell = next(r for r in breakdown if (r["speech"], r["exercise"], r["kind"]) == key)
+            cells.append(f"{cell['accepted']} / {cell['n']}")
+        rows.append([*key, *cells])
+    return out + table(["speech", "exercise", "try", *names], rows)
+
+
 def _label_guard(guard: Json | None) -> list[str]:
     """The personal voice's label guard on the same tries (issue 26)."""
     if not guard:
@@ -916,6 +953,7 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("keep_margin.json", keep_margin),
     ("offer_margin.json", offer_margin),
     ("verdicts.json", verdicts),
+    ("verdict_calibration.json", verdict_calibration),
     ("live_verdicts.json", live_verdicts),
     ("verdict_agreement.json", verdict_agreement),
     ("naming.json", naming),

@@ -53,6 +53,7 @@ from benchmarks.bookkeeping import frozen_digest, write_report  # noqa: E402
 from benchmarks.human_eval import armelle_words  # noqa: E402
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip  # noqa: E402
 from therapy_app.practice.events import ExerciseKind  # noqa: E402
+from therapy_app.verdict import NAMING_RANK_MARGIN  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "verdicts.json"
 BLIND_HASH = ROOT / "benchmarks" / "blind" / "verdicts.sha256"
@@ -249,6 +250,7 @@ def measure(trials: list[Trial], voices: Voices) -> list[dict[str, Any]]:
                 "margin": None if result is None else result.margin,
                 "gap": None if result is None else result.transcript_gap,
                 "rank_margin": item.rank_margin,
+                "margin_kind": "naming" if item.rank_margin == NAMING_RANK_MARGIN else "sentence",
                 "target_per_token": None if result is None else result.target_per_token,
                 # What the personal voice's guard would teach from this try (issue 26).
                 "taught": clear_label(
@@ -259,6 +261,7 @@ def measure(trials: list[Trial], voices: Voices) -> list[dict[str, Any]]:
                     None if result is None else result.target_per_token,
                 ),
                 "seconds": round(time.perf_counter() - began, 3),
+                "candidates": [] if result is None else [asdict(c) for c in result.candidates],
             }
         )
         if n % 25 == 0:
@@ -352,11 +355,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer sentences and pictures")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--calibration-only",
+        type=Path,
+        metavar="ROWS",
+        help="judge the calibration half only and write its rows to ROWS (for "
+        "benchmarks/verdict_calibration.py); the blind half is not touched",
+    )
     args = parser.parse_args(argv)
 
     voices = Voices()
     trials = human_trials(voices.words(), 6 if args.quick else 15)
     trials += synthetic_trials(8 if args.quick else 24)
+    if args.calibration_only:
+        rows = measure([t for t in trials if t.split == "calibration"], voices)
+        write_report(args.calibration_only, {"calibration_rows": rows})
+        print(f"{len(rows)} calibration rows -> {args.calibration_only}")
+        return 0
     digest = freeze(trials) if not args.quick else None
     start = time.perf_counter()
     print(f"judging {len(trials)} tries on the real models...", flush=True)
@@ -378,7 +393,12 @@ def main(argv: list[str] | None = None) -> int:
         "summary": summary,
         "guard": guard(rows),
         # The blind half is reported in aggregate only: its rows are never written.
-        "calibration_rows": [r for r in rows if r["split"] == "calibration"],
+        # Without the scored texts (``--calibration-only`` keeps them for the calibration).
+        "calibration_rows": [
+            {k: v for k, v in r.items() if k != "candidates"}
+            for r in rows
+            if r["split"] == "calibration"
+        ],
     }
     if not args.quick:
         write_report(args.out, report)

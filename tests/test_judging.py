@@ -63,7 +63,7 @@ def test_practice_naming_gives_the_verdict_that_judge_gives() -> None:
     engines = shared_engines()
     judged = judge(engines["recognizer"], engines["vad"], clip, item, source)
     assert judged.result is not None and not judged.result.by_words  # the sound decides
-    assert NAMING_RANK_MARGIN < judged.result.margin < RANK_MARGIN
+    assert judged.result.margin >= NAMING_RANK_MARGIN
     assert practice.success is judged.success is True
     assert stored.success is True
 

@@ -13,6 +13,7 @@ from therapy_app.naming.bank import NamingBank
 from therapy_app.practice import naming_plan
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import AttemptSaved, ExerciseKind, Heard, State, StateChanged
+from therapy_app.speech import chain
 from therapy_app.speech.services import SilentPlayer
 from therapy_app.storage import Attempt, SessionRepository
 
@@ -222,3 +223,23 @@ def test_silence_being_recorded_when_the_patient_leaves_is_not_stored(
 
     assert after == [] and session.controller.state is State.IDLE
     assert session.stored() == []  # as in the exercise: nothing said, nothing kept
+
+
+def test_a_free_speech_utterance_whose_correction_fails_is_stored(
+    exercise: Callable[..., Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("corrector crashed")
+
+    monkeypatch.setattr(chain, "correct", broken)
+    session = exercise(ExerciseKind.FREE_SPEECH)
+    session.spoken.say("telegraphic_02.wav")
+    session.record()
+    session.jobs.run_next()  # heard: its proposals are being sought
+    heard = next(e for e in session.events if isinstance(e, Heard))
+
+    session.jobs.run_next()  # the correction fails
+
+    assert _free_speech_stored_alone(session).record.raw_transcript == heard.text
+    session.controller.end()  # leaving afterwards stores nothing twice
+    assert len(session.stored()) == 1

@@ -10,7 +10,7 @@ from storage_fixtures import make_record
 
 from therapy_app.analysis.answers import best_wer
 from therapy_app.storage import SessionRepository
-from therapy_app.verdict import decide
+from therapy_app.verdict import PRIOR_WEIGHT, RANK_MARGIN, TRANSCRIPT_SLACK, decide, evidence
 
 
 @pytest.fixture
@@ -24,9 +24,19 @@ def test_words_or_sound_decide():
     assert decide(0.2).success and decide(0.2).by_words and not decide(0.2).by_sound
     assert not decide(0.5).success
     assert not decide(None).success
-    assert decide(1.0, 1.5, -0.5).by_sound
-    assert not decide(1.0, 0.8, -0.5).success  # distractor too close
-    assert not decide(1.0, 3.0, -2.0).success  # the patient said something else
+    close = -TRANSCRIPT_SLACK / 2  # the target nearly as likely as the transcript
+    assert decide(1.0, RANK_MARGIN + 0.05, close).by_sound
+    assert not decide(1.0, RANK_MARGIN - 0.05, close).success  # distractor too close
+    # The patient said something else: the transcript is far likelier.
+    assert not decide(1.0, 3.0, -TRANSCRIPT_SLACK - 0.05).success
+
+
+def test_the_decoders_own_expectation_is_taken_off() -> None:
+    # Two candidates equally likely given the audio: the one the decoder would
+    # have said anyway (higher score on silence) has less evidence.
+    assert evidence(-2.0, -1.0) < evidence(-2.0, -4.0)
+    assert evidence(-2.0, -4.0) - evidence(-2.0, -1.0) == pytest.approx(3 * PRIOR_WEIGHT)
+    assert evidence(-2.0, None) == -2.0  # no prior measured: the score as is
 
 
 def test_the_sound_can_withdraw_a_word_success():
@@ -75,7 +85,7 @@ def test_an_edit_is_judged_by_the_same_rule(repo: SessionRepository) -> None:
 
 
 def test_naming_accepts_a_smaller_margin_than_sentences() -> None:
-    # One word against confusable competitors (benchmarks/naming.py chose the margin).
+    # One word against confusable competitors (benchmarks/verdict_calibration.py).
     from therapy_app.verdict import NAMING_RANK_MARGIN, RANK_MARGIN
 
     assert 0.0 < NAMING_RANK_MARGIN < RANK_MARGIN

@@ -124,12 +124,16 @@ class ScoredCandidate:
         logprob_per_token: ``logprob`` divided by its token count (end of text
             included); the default ranking key.
         rank: 1 for the best candidate.
+        prior_per_token: mean log-probability per token of the same text given
+            silence, when asked for (:meth:`SpeechRecognizer.score`'s
+            ``with_prior``): what the decoder expects with no speech at all.
     """
 
     text: str
     logprob: float
     logprob_per_token: float
     rank: int
+    prior_per_token: float | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,7 @@ class SpeechRecognizer:
         self._version = version
         # What transcribe() uses when given no options (benchmarks swap it to compare).
         self.default_options = DecodeOptions()
+        self._silence: EncodedAudio | None = None
         t = config.tokens
         control = np.arange(t.eot + 1, config.n_vocab)  # every control and timestamp token
         self._suppress = np.union1d(np.asarray(config.suppress_ids, np.int64), control)
@@ -397,6 +402,7 @@ class SpeechRecognizer:
         audio: AudioClip | EncodedAudio,
         candidates: list[str],
         length_normalized: bool = True,
+        with_prior: bool = False,
     ) -> list[ScoredCandidate]:
         """Rank expected texts by how likely the model finds them for this audio.
 
@@ -415,6 +421,12 @@ class SpeechRecognizer:
                 candidate ("moi" for "moi pas dormir nuit"): one unlikely
                 end-of-text costs less than the words still to come. Per token,
                 the full phrase won 28 of 30 prefix/substitution trials, the total 25.
+            with_prior: also score every candidate on one second of silence
+                (``prior_per_token``; the ranking is unchanged). The decoder
+                favours some texts whatever it hears (on short unclear clips,
+                "Aujourd'hui." beat most of Armelle's other words); the verdict
+                subtracts that prior (:func:`therapy_app.verdict.evidence`).
+                Costs a second teacher-forced pass; the silence is encoded once.
 
         Returns:
             One entry per candidate, best first (rank 1).
@@ -451,9 +463,22 @@ class SpeechRecognizer:
         )
         totals = [float(sum(lps)) for lps in per_token]
         means = [total / len(lps) for total, lps in zip(totals, per_token, strict=True)]
+        priors: list[float | None] = [None] * len(candidates)
+        if with_prior:
+            silent = score_sequences(
+                model, self._silence_encoding().cross, self.config.tokens.sot_sequence, sequences
+            )
+            priors = [float(sum(lps)) / len(lps) for lps in silent]
         keys = means if length_normalized else totals
         order = sorted(range(len(candidates)), key=lambda i: -keys[i])
         return [
-            ScoredCandidate(candidates[i], totals[i], means[i], rank)
+            ScoredCandidate(candidates[i], totals[i], means[i], rank, priors[i])
             for rank, i in enumerate(order, start=1)
         ]
+
+    def _silence_encoding(self) -> EncodedAudio:
+        # Computed on first use (one encoder run, ~0.3 s) and kept: the same for every try.
+        if self._silence is None:
+            rate = self.config.mel.sample_rate
+            self._silence = self.encode(AudioClip(np.zeros(rate, np.float32), rate))
+        return self._silence

@@ -17,7 +17,7 @@ from therapy_app.audio.clip import AudioClip
 from therapy_app.naming.bank import NamingItem
 from therapy_app.naming.candidates import Competitors, accepted_answers, answer_forms
 from therapy_app.practice.scoring import ScoreResult, score_try
-from therapy_app.verdict import NAMING_RANK_MARGIN
+from therapy_app.verdict import NAMING_RANK_MARGIN, evidence
 from therapy_app.written import as_sentence
 
 
@@ -28,9 +28,9 @@ class NamingRank:
     Attributes:
         top1: an answer form scores above every competitor form.
         answer: the best answer form.
-        answer_score: its mean log-probability per token.
+        answer_score: its evidence (:func:`therapy_app.verdict.evidence`).
         rival: the best competitor form.
-        rival_score: its mean log-probability per token.
+        rival_score: its evidence.
     """
 
     top1: bool
@@ -66,7 +66,10 @@ def rank_answer(
         c for c in (as_sentence(f) for f in competitors.forms(with_determiners)) if c not in forms
     ]
     candidates = list(dict.fromkeys([*forms, *rivals]))
-    scores = {s.text: s.logprob_per_token for s in recognizer.score(audio, candidates)}
+    scores = {
+        s.text: evidence(s.logprob_per_token, s.prior_per_token)
+        for s in recognizer.score(audio, candidates, with_prior=True)
+    }
     answer = max(forms, key=lambda f: scores[f])
     rival = max(rivals, key=lambda f: scores[f])
     return NamingRank(scores[answer] > scores[rival], answer, scores[answer], rival, scores[rival])

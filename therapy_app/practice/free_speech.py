@@ -108,7 +108,16 @@ class FreeSpeechCycle:
             self._corrected(result)
             on_corrected()
 
-        self._machine.submit(correct, self._services, utterance.transcript.text, on_done=corrected)
+        def failed(exc: BaseException) -> None:
+            # What the patient said is kept even when no sentence can be offered for it.
+            if self._utterance is utterance:
+                self._utterance = None
+                self._keep(utterance, NOTHING_OFFERED, None)
+            self._machine.fail(exc)
+
+        self._machine.submit(
+            correct, self._services, utterance.transcript.text, on_done=corrected, on_error=failed
+        )
 
     def _corrected(self, result: chain.CorrectionResult) -> None:
         self._correction = result

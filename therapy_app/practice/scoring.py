@@ -38,7 +38,7 @@ import numpy as np
 from therapy_app.analysis.answers import best_wer
 from therapy_app.asr.recognizer import EncodedAudio, ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
-from therapy_app.verdict import RANK_MARGIN, Verdict, decide, transcript_agrees
+from therapy_app.verdict import RANK_MARGIN, Verdict, decide, evidence, transcript_agrees
 from therapy_app.written import as_sentence
 
 if TYPE_CHECKING:
@@ -48,6 +48,25 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 PERFECT_MARGIN = 2.0
+
+
+@dataclass(frozen=True)
+class CandidateScore:
+    """One text the recogniser scored for a try, as the rule used it.
+
+    Attributes:
+        text: the candidate as scored (sentence case).
+        role: "form" (an accepted form), "distractor" or "heard" (the free transcript).
+        per_token: mean log-probability per token given the recording.
+        prior_per_token: the same given silence.
+        evidence: what the rule compares (:func:`therapy_app.verdict.evidence`).
+    """
+
+    text: str
+    role: str
+    per_token: float
+    prior_per_token: float | None
+    evidence: float
 
 
 @dataclass(frozen=True)
@@ -61,12 +80,15 @@ class ScoreResult:
         matched: the accepted form that ``wer`` and the scores refer to.
         target_logprob: total log-probability of ``matched`` given the audio.
         target_per_token: its mean log-probability per token.
-        margin: ``target_per_token`` minus the best distractor's (None without distractors).
-        transcript_gap: ``target_per_token`` minus the free transcript's (None without one).
+        margin: the best form's evidence (:func:`therapy_app.verdict.evidence`)
+            minus the best distractor's (None without distractors).
+        transcript_gap: the best form's mean log-probability per token minus the
+            free transcript's (None without one).
         rank: 1 when an accepted form beats every distractor.
         by_words: success came from the WER rule.
         by_sound: success came from the scoring rule.
         seconds: time spent scoring.
+        candidates: every scored text with its numbers (``judge --json``, benchmarks).
     """
 
     success: bool
@@ -81,6 +103,7 @@ class ScoreResult:
     by_words: bool
     by_sound: bool
     seconds: float = 0.0
+    candidates: tuple[CandidateScore, ...] = ()
 
 
 class EncodeOnce:
@@ -138,11 +161,15 @@ class EncodeOnce:
         return self.recognizer.transcribe(encoded, options)
 
     def score(
-        self, audio: AudioClip | EncodedAudio, candidates: list[str], length_normalized: bool = True
+        self,
+        audio: AudioClip | EncodedAudio,
+        candidates: list[str],
+        length_normalized: bool = True,
+        with_prior: bool = False,
     ) -> list[ScoredCandidate]:
         """:meth:`SpeechRecognizer.score`, encoding through :meth:`encode`."""
         encoded = audio if isinstance(audio, EncodedAudio) else self.encode(audio)
-        return self.recognizer.score(encoded, candidates, length_normalized)
+        return self.recognizer.score(encoded, candidates, length_normalized, with_prior)
 
 
 Recognizer = SpeechRecognizer | EncodeOnce
@@ -155,13 +182,6 @@ def stars_for(success: bool, wer: float | None, margin: float | None, cue_level:
         perfect = wer == 0.0 or (margin is not None and margin >= PERFECT_MARGIN)
         return 3 if perfect and cue_level == 0 else 2
     return 1 if wer is not None and wer < 1.0 else 0
-
-
-def _per_token(results: list[ScoredCandidate]) -> dict[str, ScoredCandidate]:
-    out: dict[str, ScoredCandidate] = {}
-    for result in results:
-        out.setdefault(result.text, result)
-    return out
 
 
 def score_try(
@@ -202,23 +222,38 @@ def score_try(
     wrong = [
         c for c in dict.fromkeys(as_sentence(d) for d in distractors if d.strip()) if c not in forms
     ]
-    own = heard.strip()
-    candidates = list(dict.fromkeys([*forms, *wrong, *([own] if own else [])]))
-    scores = _per_token(recognizer.score(clip, candidates)) if candidates and clip.duration else {}
-    best = max(forms, key=lambda f: scores[f].logprob_per_token) if scores and forms else None
+    # Written like the forms: scored as transcribed (lower case, no stop), a
+    # garbled transcript took a low prior and so an evidence it did not earn.
+    own = as_sentence(heard)
+    # Forms, distractors, transcript: in this order (the int8 decoder's batch matters).
+    roles = dict.fromkeys(forms, "form")
+    for text, role in [*((w, "distractor") for w in wrong), *([(own, "heard")] if own else [])]:
+        roles.setdefault(text, role)
+    found = recognizer.score(clip, list(roles), with_prior=True) if roles and clip.duration else []
+    scored = {
+        c.text: CandidateScore(
+            c.text,
+            roles[c.text],
+            c.logprob_per_token,
+            c.prior_per_token,
+            evidence(c.logprob_per_token, c.prior_per_token),
+        )
+        for c in found
+    }
+    totals = {c.text: c.logprob for c in found}
+    best = max(forms, key=lambda f: scored[f].evidence) if scored and forms else None
     margin = gap = target_lp = target_pt = None
     rank = None
     if best is not None:
-        target = scores[best]
-        target_lp, target_pt = target.logprob, target.logprob_per_token
+        target = scored[best]
+        target_lp, target_pt = totals[best], target.per_token
         if wrong:
-            best_wrong = max(scores[w].logprob_per_token for w in wrong)
-            margin = target_pt - best_wrong
-            rank = (
-                1 if margin > 0 else 1 + sum(scores[w].logprob_per_token > target_pt for w in wrong)
-            )
+            margin = target.evidence - max(scored[w].evidence for w in wrong)
+            rank = 1 + sum(scored[w].evidence > target.evidence for w in wrong)
         if own and own not in forms:
-            gap = target_pt - scores[own].logprob_per_token
+            # Plain scores here: the transcript is the decoder's own best string, and
+            # taking the prior off would reward it for being an odd one ("Le chefau.").
+            gap = target.per_token - scored[own].per_token
     verdict = decide(wer, margin, gap, rank_margin=rank_margin)
     by_words, by_sound, success = verdict.by_words, verdict.by_sound, verdict.success
     matched = matched_by_words if by_words or best is None else _plain(best, spoken)
@@ -235,6 +270,7 @@ def score_try(
         by_words=by_words,
         by_sound=by_sound,
         seconds=time.perf_counter() - start,
+        candidates=tuple(scored.values()),
     )
     _LOGGER.info(
         "scored %r vs %r: wer=%s margin=%s gap=%s -> %s",

@@ -1,0 +1,219 @@
+"""Chooses the verdict's settings (prior weight, margins, transcript slack) on the calibration half.
+
+Usage: ``.venv/bin/python benchmarks/verdicts.py --calibration-only build/verdict_rows.json``
+(about 15 minutes: every calibration try of ``benchmarks/verdicts.py`` heard and
+scored once, each scored text kept with its score on the audio and on silence),
+then ``.venv/bin/python benchmarks/verdict_calibration.py build/verdict_rows.json``
+(seconds: the rule replayed on those numbers for every setting).
+
+Only the calibration half is read: Armelle's words of that half (repetition and
+completion, right, cut, swapped, sound-alike) and the synthetic voices' pictures
+of that half (naming and repetition, right, sound-alike, same category). A
+setting is scored by 3 x false accepts + false rejects (a "Bravo" for a wrong
+answer is the worst error); ties go to fewer false accepts, then to the
+settings in use. The blind half is only measured afterwards by
+``benchmarks/verdicts.py`` with the chosen constants in ``therapy_app/verdict.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bookkeeping import write_report
+from therapy_app import verdict
+
+RESULTS = Path(__file__).resolve().parent / "results" / "verdict_calibration.json"
+FALSE_ACCEPT_COST = 3
+
+PRIOR_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+GAP_MODES = ("evidence", "raw")
+SLACKS = (0.5, 1.0, 1.5, 2.0, 3.0, 99.0)
+MARGINS = tuple(round(0.1 * i, 1) for i in range(26))
+"""From 0: the target must at least beat every distractor."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One way to apply the rule.
+
+    Attributes:
+        prior_weight: ``verdict.PRIOR_WEIGHT``.
+        gap_mode: "raw" compares the transcript on plain scores (the app's
+            rule), "evidence" with the prior taken off like the distractors.
+        slack: ``verdict.TRANSCRIPT_SLACK``.
+        margin: ``verdict.RANK_MARGIN`` (sentences and words said after the model).
+        naming_margin: ``verdict.NAMING_RANK_MARGIN``.
+    """
+
+    prior_weight: float
+    gap_mode: str
+    slack: float
+    margin: float
+    naming_margin: float
+
+
+PREVIOUS = Setting(0.0, "raw", 1.5, 1.1, 0.4)
+"""The rule before the prior was taken off (docs/decisions/0018 and 0019)."""
+
+
+def _score(candidate: dict[str, Any], weight: float) -> float:
+    prior = candidate["prior_per_token"]
+    return float(candidate["per_token"] - (0.0 if prior is None else weight * prior))
+
+
+def accepted(
+    row: dict[str, Any], weight: float, gap_mode: str, slack: float, margin: float
+) -> bool:
+    """The rule's verdict on one stored try under one setting."""
+    candidates = row["candidates"]
+    forms = [c for c in candidates if c["role"] == "form"]
+    wrong = [c for c in candidates if c["role"] == "distractor"]
+    heard = [c for c in candidates if c["role"] == "heard"]
+    found_margin = gap = None
+    if forms:
+        best = max(forms, key=lambda c: _score(c, weight))
+        if wrong:
+            found_margin = _score(best, weight) - max(_score(c, weight) for c in wrong)
+        if heard:
+            gap_weight = weight if gap_mode == "evidence" else 0.0
+            gap = _score(best, gap_weight) - _score(heard[0], gap_weight)
+    return verdict.decide(
+        row["wer"], found_margin, gap, rank_margin=margin, transcript_slack=slack
+    ).success
+
+
+def _speech(row: dict[str, Any]) -> str:
+    return "human" if row["voice"] == "human" else "synthetic"
+
+
+def _naming(row: dict[str, Any]) -> bool:
+    # A one-word target takes naming's margin in every exercise (its distractors are
+    # sound-alike and same-category words too).
+    return bool(row["margin_kind"] == "naming")
+
+
+def errors(rows: list[dict[str, Any]], accepts: list[bool]) -> tuple[int, int]:
+    """(false accepts, false rejects)."""
+    fa = sum(a for r, a in zip(rows, accepts, strict=True) if r["kind"] != "correct")
+    fr = sum(not a for r, a in zip(rows, accepts, strict=True) if r["kind"] == "correct")
+    return fa, fr
+
+
+def _best_margin(
+    rows: list[dict[str, Any]], weight: float, mode: str, slack: float, current: float
+) -> tuple[float, int, int]:
+    options = []
+    for margin in MARGINS:
+        fa, fr = errors(rows, [accepted(r, weight, mode, slack, margin) for r in rows])
+        options.append((FALSE_ACCEPT_COST * fa + fr, fa, abs(margin - current), margin, fr))
+    cost, fa, _, margin, fr = min(options)
+    return margin, fa, fr
+
+
+def choose(rows: list[dict[str, Any]]) -> tuple[Setting, list[dict[str, Any]]]:
+    """The best setting on ``rows`` and the best of each (weight, mode, slack), best first.
+
+    The chosen setting compares the transcript on plain scores (the app's rule:
+    the transcript is the decoder's own best string, and taking its prior off
+    rewards an odd one); the "evidence" mode is only reported.
+    """
+    naming = [r for r in rows if _naming(r)]
+    others = [r for r in rows if not _naming(r)]
+    table = []
+    for weight, mode, slack in itertools.product(PRIOR_WEIGHTS, GAP_MODES, SLACKS):
+        margin, fa1, fr1 = _best_margin(others, weight, mode, slack, verdict.RANK_MARGIN)
+        nmargin, fa2, fr2 = _best_margin(naming, weight, mode, slack, verdict.NAMING_RANK_MARGIN)
+        fa, fr = fa1 + fa2, fr1 + fr2
+        table.append(
+            {
+                "setting": Setting(weight, mode, slack, margin, nmargin).__dict__,
+                "cost": FALSE_ACCEPT_COST * fa + fr,
+                "false_accepts": fa,
+                "false_rejects": fr,
+            }
+        )
+    current = (verdict.PRIOR_WEIGHT, verdict.TRANSCRIPT_SLACK)
+    table.sort(
+        key=lambda t: (
+            t["cost"],
+            t["false_accepts"],
+            (t["setting"]["prior_weight"], t["setting"]["slack"]) != current,
+        )
+    )
+    chosen = next(t for t in table if t["setting"]["gap_mode"] == "raw")
+    return Setting(**chosen["setting"]), table
+
+
+def breakdown(rows: list[dict[str, Any]], setting: Setting) -> list[dict[str, Any]]:
+    """Accept rate per voice group, exercise and kind of try under ``setting``."""
+    out = []
+    groups = sorted({(_speech(r), r["exercise"]) for r in rows})
+    for group, exercise in groups:
+        mine = [r for r in rows if _speech(r) == group and r["exercise"] == exercise]
+        for kind in sorted({r["kind"] for r in mine}):
+            of = [r for r in mine if r["kind"] == kind]
+            n_acc = sum(
+                accepted(
+                    r,
+                    setting.prior_weight,
+                    setting.gap_mode,
+                    setting.slack,
+                    setting.naming_margin if _naming(r) else setting.margin,
+                )
+                for r in of
+            )
+            out.append(
+                {
+                    "speech": group,
+                    "exercise": exercise,
+                    "kind": kind,
+                    "n": len(of),
+                    "accepted": n_acc,
+                }  # fmt: skip
+            )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", type=Path, help="written by verdicts.py --calibration-only")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    rows = json.loads(args.rows.read_text(encoding="utf-8"))["calibration_rows"]
+    if any(r["split"] != "calibration" for r in rows):
+        raise SystemExit("only calibration rows may be read here")
+    best, table = choose(rows)
+    without_prior = next(
+        t
+        for t in table
+        if t["setting"]["prior_weight"] == 0.0 and t["setting"]["gap_mode"] == "raw"
+    )
+    evidence_gap = next(t for t in table if t["setting"]["gap_mode"] == "evidence")
+    for t in table[:8]:
+        print(json.dumps(t))
+    print("best without the prior:", json.dumps(without_prior))
+    report = {
+        "description": __doc__.split("\n\n")[1].replace("\n", " "),
+        "tries": len(rows),
+        "chosen": best.__dict__,
+        "chosen_breakdown": breakdown(rows, best),
+        "previous": PREVIOUS.__dict__,
+        "previous_breakdown": breakdown(rows, PREVIOUS),
+        "best_without_prior": without_prior,
+        "best_without_prior_breakdown": breakdown(rows, Setting(**without_prior["setting"])),
+        "best_with_evidence_gap": evidence_gap,
+        "table": table,
+    }
+    write_report(args.out, report)
+    print(f"chosen {best}; written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
