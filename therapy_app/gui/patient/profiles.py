@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui import theme
+from therapy_app.gui.repository_widget import RepositoryWidget
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.widgets import Avatar, Banner, big_button, label, set_role
 from therapy_app.practice.events import french_message
@@ -106,7 +107,7 @@ class NewProfileForm(QWidget):
         self.submitted.emit(name)
 
 
-class ProfileScreen(QWidget):
+class ProfileScreen(RepositoryWidget):
     """Who is practising? One button per patient, plus "Nouveau profil".
 
     Signals:
@@ -122,9 +123,7 @@ class ProfileScreen(QWidget):
     def __init__(
         self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
+        super().__init__(repository, runner, parent)
         self.patients: list[Patient] = []
         self.buttons: list[ProfileButton] = []
         self.banner = Banner()

@@ -6,22 +6,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QWidget
 
 from therapy_app.gui import theme
-from therapy_app.gui.patient.practice_screen import PracticeScreen
-from therapy_app.gui.widgets import (
-    DIGIT_KEYS,
-    big_button,
-    button_text,
-    label,
-    show_written_cue,
-    written_cue,
-)
+from therapy_app.gui.patient.cued_screen import CuedScreen
+from therapy_app.gui.widgets import DIGIT_KEYS, big_button, button_text, label
 from therapy_app.practice.controller import PracticeController
-from therapy_app.practice.events import CueGiven, ItemPresented, State
+from therapy_app.practice.events import ItemPresented, State
 
 LEVEL_NAMES = {1: "Courtes", 2: "Moyennes", 3: "Longues"}
 
 
-class RepetitionScreen(PracticeScreen):
+class RepetitionScreen(CuedScreen):
     """Sentence on screen and spoken; on a miss, slower, word by word, first word given."""
 
     title = "Répéter des phrases"
@@ -52,7 +45,6 @@ class RepetitionScreen(PracticeScreen):
         top.addWidget(self.counter)
         self.sentence = label("", "huge")
         self.sentence.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.cue_display = written_cue()
         self.prompt_area.addLayout(top)
         self.prompt_area.addWidget(self.sentence)
         self.prompt_area.addWidget(self.cue_display)
@@ -77,14 +69,6 @@ class RepetitionScreen(PracticeScreen):
             self.level_buttons[event.level].setChecked(True)
         self.counter.setText(f"Phrase {event.number} sur {event.total}")
         self.cue_display.hide()
-
-    def on_cue(self, event: CueGiven) -> None:
-        super().on_cue(event)
-        show_written_cue(self.cue_display, event.cue.level, event.cue.display)
-
-    def on_feedback_shown(self, success: bool) -> None:
-        if success:
-            self.cue_display.hide()
 
     def refresh_extra(self, state: State) -> None:
         idle = not state.busy and state is not State.RECORDING

@@ -10,19 +10,11 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from therapy_app.gui import theme
 from therapy_app.gui.patient.choices import ChoiceButton
-from therapy_app.gui.patient.practice_screen import PracticeScreen
-from therapy_app.gui.widgets import (
-    DIGIT_KEYS,
-    big_button,
-    button_text,
-    label,
-    show_written_cue,
-    written_cue,
-)
+from therapy_app.gui.patient.cued_screen import CuedScreen
+from therapy_app.gui.widgets import DIGIT_KEYS, big_button, button_text, label
 from therapy_app.phrases.model import Speaker
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import (
-    CueGiven,
     ItemPresented,
     ListFinished,
     Proposal,
@@ -77,7 +69,7 @@ class Bubble(QLabel):
         )
 
 
-class ScriptScreen(PracticeScreen):
+class ScriptScreen(CuedScreen):
     """The dialogues to pick (keys 1…9), then the chat: partner lines said, the patient's judged."""
 
     title = "Dialogues"
@@ -108,7 +100,6 @@ class ScriptScreen(PracticeScreen):
         self.chat_layout.setSpacing(6)
         self.bubbles: list[Bubble] = []
         self.chat.hide()
-        self.cue_display = written_cue()
 
         self.prompt_area.addLayout(top)
         self.prompt_area.addWidget(self.note)
@@ -245,14 +236,6 @@ class ScriptScreen(PracticeScreen):
     def on_item(self, event: ItemPresented) -> None:
         self.counter.setText(f"Votre réplique {event.number} sur {event.total}")
         self.cue_display.hide()
-
-    def on_cue(self, event: CueGiven) -> None:
-        super().on_cue(event)
-        show_written_cue(self.cue_display, event.cue.level, event.cue.display)
-
-    def on_feedback_shown(self, success: bool) -> None:
-        if success:
-            self.cue_display.hide()
 
     def summary_texts(self, finished: ListFinished) -> tuple[str, str]:
         script = self.controller.script

@@ -41,7 +41,7 @@ from therapy_app.gui.therapist.recovery import NewCodeButton, RecoveryCodeBox, R
 from therapy_app.gui.therapist.script_editor import GROUP as SCRIPT_EDITOR_GROUP
 from therapy_app.gui.therapist.script_editor import VOICE_GROUP as SCRIPT_VOICE_GROUP
 from therapy_app.gui.therapist.script_editor import ScriptEditor
-from therapy_app.gui.therapist.style import apply_style, set_role
+from therapy_app.gui.therapist.style import apply_style, flush_column, section_label, set_role
 from therapy_app.gui.therapist.voice_panel import STATUS_GROUP as VOICE_GROUP
 from therapy_app.gui.therapist.voice_panel import VoicePanel
 from therapy_app.gui.therapist.voice_recording import AudioProvider, EnrolmentAudio
@@ -254,12 +254,8 @@ class TherapistArea(QWidget):
         header.addSpacing(12)
         header.addWidget(self.new_code_button)
         header.addWidget(self.lock_button)
-        patients_box = QWidget()
-        patients_layout = QVBoxLayout(patients_box)
-        patients_layout.setContentsMargins(0, 0, 0, 0)
-        patients_title = QLabel("Patients")
-        set_role(patients_title, "section")
-        patients_layout.addWidget(patients_title)
+        patients_box, patients_layout = flush_column()
+        patients_layout.addWidget(section_label("Patients"))
         patients_layout.addWidget(self.patient_list, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(patients_box)

@@ -25,13 +25,12 @@ from therapy_app.exports.labels import exercise_label
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
 from therapy_app.gui.therapist.failures import UNEXPECTED, error_text
-from therapy_app.gui.therapist.style import set_role, show_status
+from therapy_app.gui.therapist.style import section_label, set_role, show_status
 from therapy_app.gui.therapist.transcript_editor import (
     AttemptView,
     TranscriptEditor,
     edit_line,
     load_attempt_view,
-    section_label,
     value_label,
 )
 from therapy_app.gui.therapist.verdict_override import VerdictOverride
@@ -100,8 +99,7 @@ class AttemptDetail(QWidget):
         self._poll.timeout.connect(self._check_playback)
 
         self.back_button = QPushButton("← Retour à l'historique")
-        self.title = QLabel("Essai")
-        set_role(self.title, "section")
+        self.title = section_label("Essai")
         self.title.setWordWrap(True)
         self.play_button = QPushButton("▶ Écouter l'enregistrement")
         set_role(self.play_button, "primary")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from therapy_app.gui.repository_widget import RepositoryWidget
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.exports_panel import documents_folder
 from therapy_app.gui.therapist.failures import therapist_text
@@ -89,7 +90,7 @@ def confirmation_text(preview: RestorePreview) -> str:
     )
 
 
-class BackupPanel(QWidget):
+class BackupPanel(RepositoryWidget):
     """Saves every patient's data (database and recordings) to a folder the therapist picks.
 
     Signals:
@@ -106,9 +107,7 @@ class BackupPanel(QWidget):
     def __init__(
         self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
+        super().__init__(repository, runner, parent)
         # Set on the database worker once the app's connection is closed for the switch.
         self._repository_closed = threading.Event()
         self.last_label = QLabel()

@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from therapy_app.exports.labels import CHART_METRICS, EXERCISE_LABELS, ChartMetric
+from therapy_app.gui.repository_widget import RepositoryWidget
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.script_progress_table import ScriptProgressTable
@@ -165,7 +166,7 @@ def load_series(
     }
 
 
-class ProgressPanel(QWidget):
+class ProgressPanel(RepositoryWidget):
     """The progress charts with an exercise filter, and the dialogue scripts' table under them.
 
     Signals:
@@ -181,9 +182,7 @@ class ProgressPanel(QWidget):
     def __init__(
         self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
+        super().__init__(repository, runner, parent)
         self._patient_id: int | None = None
         self.series: dict[str, list[ProgressPoint]] = {}
 

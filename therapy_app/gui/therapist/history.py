@@ -28,10 +28,11 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.exports.labels import exercise_label
+from therapy_app.gui.repository_widget import RepositoryWidget
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
 from therapy_app.gui.therapist.failures import error_text
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import flush_column, section_label, set_role
 from therapy_app.practice.naming_cues import LEVEL_NAMES
 from therapy_app.storage import Attempt, SessionRepository, SessionSummary
 
@@ -234,7 +235,7 @@ def _table(
     return view, proxy
 
 
-class HistoryPanel(QWidget):
+class HistoryPanel(RepositoryWidget):
     """Sessions of one patient (newest first) above the attempts of the selected session.
 
     Signals:
@@ -252,9 +253,7 @@ class HistoryPanel(QWidget):
     def __init__(
         self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
+        super().__init__(repository, runner, parent)
         self._patient_id: int | None = None
         self._session_id: int | None = None
 
@@ -271,23 +270,16 @@ class HistoryPanel(QWidget):
 
         self.empty_label = QLabel("Aucune séance pour ce patient.")
         set_role(self.empty_label, "muted")
-        self.attempts_title = QLabel("Essais de la séance")
-        set_role(self.attempts_title, "section")
+        self.attempts_title = section_label("Essais de la séance")
         self.open_button = QPushButton("Voir l'essai")
         set_role(self.open_button, "primary")
         self.open_button.setEnabled(False)
 
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        sessions_title = QLabel("Séances")
-        set_role(sessions_title, "section")
-        top_layout.addWidget(sessions_title)
+        top, top_layout = flush_column()
+        top_layout.addWidget(section_label("Séances"))
         top_layout.addWidget(self.empty_label)
         top_layout.addWidget(self.session_view)
-        bottom = QWidget()
-        bottom_layout = QVBoxLayout(bottom)
-        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom, bottom_layout = flush_column()
         bottom_layout.addWidget(self.attempts_title)
         bottom_layout.addWidget(self.attempt_view)
         bottom_layout.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignRight)

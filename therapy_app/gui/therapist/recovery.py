@@ -18,10 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from therapy_app.gui.repository_widget import RepositoryWidget
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import door
 from therapy_app.gui.therapist.failures import TRY_AGAIN, error_text
-from therapy_app.gui.therapist.style import set_role, show_status, status_label
+from therapy_app.gui.therapist.style import section_label, set_role, show_status, status_label
 from therapy_app.storage import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
@@ -45,8 +46,7 @@ class RecoveryCodeBox(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        title = QLabel("Code de secours")
-        set_role(title, "section")
+        title = section_label("Code de secours")
         self.help = QLabel(CODE_HELP)
         self.help.setWordWrap(True)
         self.code = QLabel()
@@ -151,7 +151,7 @@ def validate_reset(username: str, code: str, password: str, confirmation: str) -
     return door.new_password_problem(password, confirmation, "Le nouveau mot de passe")
 
 
-class ResetPasswordPage(QWidget):
+class ResetPasswordPage(RepositoryWidget):
     """Username, recovery code and a new password; then the new code, shown once.
 
     Wrong codes count in the login's per-username throttle (storage side).
@@ -169,9 +169,7 @@ class ResetPasswordPage(QWidget):
     def __init__(
         self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
+        super().__init__(repository, runner, parent)
         title = QLabel("Mot de passe oublié")
         set_role(title, "title")
         intro = QLabel(

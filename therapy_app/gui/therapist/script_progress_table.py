@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui.therapist import formatting as fmt
-from therapy_app.gui.therapist.style import set_role
+from therapy_app.gui.therapist.style import section_label, set_role
 from therapy_app.storage.script_progress import ScriptSessionStats, title_key
 
 TITLE = "Scripts de dialogue"
@@ -52,8 +52,7 @@ class ScriptProgressTable(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.stats: list[ScriptSessionStats] = []
-        title = QLabel(TITLE)
-        set_role(title, "section")
+        title = section_label(TITLE)
         self.empty = QLabel(EMPTY)
         set_role(self.empty, "muted")
         self.note = QLabel(NOTE)

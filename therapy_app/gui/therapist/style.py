@@ -6,7 +6,7 @@ import logging
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from therapy_app.gui import theme
 from therapy_app.gui.theme import (
@@ -93,6 +93,21 @@ def set_role(widget: QWidget, role: str) -> None:
     widget.setProperty("role", role)
     widget.style().unpolish(widget)
     widget.style().polish(widget)
+
+
+def section_label(title: str) -> QLabel:
+    """The title over one part of a panel."""
+    label = QLabel(title)
+    set_role(label, "section")
+    return label
+
+
+def flush_column() -> tuple[QWidget, QVBoxLayout]:
+    """A widget and its vertical layout without margins, e.g. for one side of a splitter."""
+    widget = QWidget()
+    layout = QVBoxLayout(widget)
+    layout.setContentsMargins(0, 0, 0, 0)
+    return widget, layout
 
 
 def status_label() -> QLabel:

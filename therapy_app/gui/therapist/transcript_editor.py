@@ -62,12 +62,6 @@ def value_label(text: str = "") -> QLabel:
     return label
 
 
-def section_label(title: str) -> QLabel:
-    label = QLabel(title)
-    set_role(label, "section")
-    return label
-
-
 class TranscriptEditor(QWidget):
     """An edit field for one transcript, with its original ASR text below."""
 
