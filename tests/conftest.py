@@ -21,10 +21,10 @@ REQUIRE_MODELS_ENV = "THERAPY_REQUIRE_MODELS"
 PULSE_SINKS = ("vspeaker", "vmic_feed")
 PULSE_SOURCE = "vmic"
 
-# The repository fixtures every storage and therapist test uses. Loaded here,
-# before any test module imports their helpers, so that pytest rewrites their
-# asserts; neither imports Qt, so the core suite runs without it.
-pytest_plugins = ("storage_fixtures", "therapist_fixtures")
+# The repository and speech fixtures the storage, therapist and practice tests
+# use. Loaded here, before any test module imports their helpers, so that pytest
+# rewrites their asserts; none imports Qt, so the core suite runs without it.
+pytest_plugins = ("storage_fixtures", "therapist_fixtures", "practice_fixtures")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

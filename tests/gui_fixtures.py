@@ -1,4 +1,8 @@
-"""GUI test fixtures (``pytest_plugins = ("gui_fixtures",)``): the real window, models and WAVs."""
+"""GUI test fixtures (``pytest_plugins = ("gui_fixtures",)``): the real window, models and WAVs.
+
+The window is built on ``practice_fixtures``' ``spoken``, ``silent_player`` and
+``repository``, which ``conftest.py`` loads for every module.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from therapy_app.naming.bank import NamingBank
 from therapy_app.practice.events import PracticeEvent, State
 from therapy_app.speech.loading import LOAD_STEPS, LoadStep
 from therapy_app.speech.services import SilentPlayer
-from therapy_app.storage import SessionRepository
+from therapy_app.storage import Patient, SessionRepository
 
 # Real-model steps take a few seconds each on a shared 2-core machine.
 MODEL_TIMEOUT_MS = 120_000
@@ -104,6 +108,19 @@ class WindowDriver:
         self.follow()
         return self.screen
 
+    def open_proposals(self, spoken: SpokenClips, key=None) -> PracticeScreen:
+        """From the chooser: free speech opened by ``key`` (default "1"), one utterance said.
+
+        The patient says "moi aller boulangerie hier"; returns once its proposals are offered.
+        """
+        from PySide6.QtCore import Qt
+
+        screen = self.open_exercise(key or Qt.Key.Key_1, "free_speech")
+        spoken.say("telegraphic_01.wav")
+        self.key(Qt.Key.Key_Space)
+        self.wait_state(State.REVIEWING)
+        return screen
+
     def wait_state(self, state: State, timeout: int = STEP_TIMEOUT_MS) -> None:
         """Wait until the exercise controller reaches ``state``."""
         self.qtbot.waitUntil(lambda: self.screen.controller.state is state, timeout=timeout)
@@ -140,30 +157,16 @@ def offline_steps() -> list[LoadStep]:
 
 
 @pytest.fixture
-def speech_queue() -> SpokenClips:
-    """What the "patient" will say next (committed WAVs or clips), in order."""
-    return SpokenClips()
+def patient(repository: SessionRepository) -> Patient:
+    """One patient: the profile picker is skipped."""
+    return repository.patients.create("Jeanne Martin")
 
 
 @pytest.fixture
-def silent_player() -> SilentPlayer:
-    """No speaker: remembers what the app said."""
-    return SilentPlayer()
-
-
-@pytest.fixture
-def gui_repository():
-    """The database in the test's private data dir (conftest redirects it)."""
-    repo = SessionRepository()
-    yield repo
-    repo.close()
-
-
-@pytest.fixture
-def open_window(qtbot, gui_repository, speech_queue, silent_player):
+def open_window(qtbot, repository, spoken, silent_player):
     """Factory: ``open_window(steps=None, recorder_factory=None, content=None, naming_bank=None)``.
 
-    Defaults: preloaded real engines, the speech queue as microphone, no speaker.
+    Defaults: preloaded real engines, ``spoken`` as microphone, no speaker.
     The window is shut down after the test.
     """
     drivers: list[WindowDriver] = []
@@ -176,8 +179,8 @@ def open_window(qtbot, gui_repository, speech_queue, silent_player):
     ) -> WindowDriver:
         driver = WindowDriver(
             qtbot,
-            gui_repository,
-            recorder_factory or speech_queue,
+            repository,
+            recorder_factory or spoken,
             silent_player,
             steps,
             content,

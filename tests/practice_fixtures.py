@@ -1,4 +1,9 @@
-"""Practice test helpers: real engines, committed speech via FileAudioSource, no speaker."""
+"""Practice test helpers: real engines, committed speech via FileAudioSource, no speaker.
+
+Loaded as a plugin by ``conftest.py``: the ``spoken``, ``silent_player``,
+``services`` and ``repository`` fixtures serve every test module that does not
+define its own.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import itertools
 import logging
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,6 +28,7 @@ from therapy_app.naming.bank import NamingBank, default_bank
 from therapy_app.practice.scheduling import InlineScheduler
 from therapy_app.speech.loading import LOAD_STEPS, assemble
 from therapy_app.speech.services import SilentPlayer, SpeechServices
+from therapy_app.storage import SessionRepository
 
 SPEECH_DIR = Path(__file__).resolve().parent / "data" / "speech"
 # Silence after each clip, as if the microphone stayed open after the patient
@@ -266,6 +272,32 @@ def shared_engines() -> dict[str, object]:
 def make_services(spoken: SpokenClips, player: SilentPlayer) -> SpeechServices:
     """Real models, speech from committed WAVs (``spoken``), no speaker."""
     return assemble(dict(shared_engines()), recorder_factory=spoken, player=player)
+
+
+@pytest.fixture
+def spoken() -> SpokenClips:
+    """What the "patient" will say next (committed WAVs or clips), in order."""
+    return SpokenClips()
+
+
+@pytest.fixture
+def silent_player() -> SilentPlayer:
+    """No speaker: remembers what the app said."""
+    return SilentPlayer()
+
+
+@pytest.fixture
+def services(spoken: SpokenClips, silent_player: SilentPlayer) -> SpeechServices:
+    """:func:`make_services` on ``spoken`` and ``silent_player`` (skips without the models)."""
+    return make_services(spoken, silent_player)
+
+
+@pytest.fixture
+def repository() -> Iterator[SessionRepository]:
+    """The database in the test's private data dir (conftest redirects it), closed after."""
+    repo = SessionRepository()
+    yield repo
+    repo.close()
 
 
 def damaged_corrector_models(folder: Path, damage: str) -> Path:

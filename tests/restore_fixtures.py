@@ -7,6 +7,7 @@ and a writer that is still alive (this test process) would hide the bugs.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -151,6 +152,30 @@ def craft_backup(
             manifest["files"][name] = digest.hexdigest()
         text = json.dumps(manifest, ensure_ascii=False, indent=1).encode("utf-8")
         out.writestr(MANIFEST, manifest_text(text))
+    return target
+
+
+def rewrite_backup(
+    genuine: Path, target: Path, members: str, change: Callable[[bytes], bytes]
+) -> Path:
+    """A copy of the unencrypted backup ``genuine``, the members matching ``members`` changed.
+
+    ``members`` is a glob on the member names (``"*.wav"``, :data:`MANIFEST`);
+    ``change`` gets and returns a member's bytes. Unlike :func:`craft_backup`, no
+    hash is made to match, and each member keeps its zip entry (compression, date).
+    Fails when no member was changed.
+    """
+    changed = 0
+    with zipfile.ZipFile(genuine) as source, zipfile.ZipFile(target, "w") as out:
+        for item in source.infolist():
+            content = source.read(item)
+            if fnmatch.fnmatchcase(item.filename, members):
+                new = change(content)
+                changed += new != content
+                content = new
+            out.writestr(item, content)
+    # A change that missed leaves a sound backup: say so here, not through the restore.
+    assert changed, f"no member matching {members!r} was changed"
     return target
 
 

@@ -28,31 +28,32 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-def test_a_shared_sticky_folder_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
-    shared = tmp_path / "partage"
-    shared.mkdir()
-    shared.chmod(0o1777)  # like /tmp
-    (shared / "fichier-d-un-autre.txt").write_text("à quelqu'un d'autre")
+def folder(path: Path, folder_mode: int, *files: str) -> Path:
+    """``path`` created with exactly ``folder_mode`` (no umask), holding someone's ``files``."""
+    path.mkdir()
+    path.chmod(folder_mode)
+    for name in files:
+        (path / name).write_text("à quelqu'un d'autre")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("folder_mode", "reason"),
+    [(0o1777, "dossier partagé"), (0o777, "tous les utilisateurs")],
+    ids=["sticky-like-tmp", "everyone-may-write"],
+)
+def test_a_folder_others_may_write_is_refused_and_left_as_it_was(
+    tmp_path: Path, folder_mode: int, reason: str
+) -> None:
+    shared = folder(tmp_path / "partage", folder_mode, "fichier-d-un-autre.txt")
     result = run_cli("backup", "--status", data_dir=shared)
-    assert_one_french_error(result, "dossier partagé")
-    assert mode(shared) == 0o1777
+    assert_one_french_error(result, reason)
+    assert mode(shared) == folder_mode
     assert sorted(p.name for p in shared.iterdir()) == ["fichier-d-un-autre.txt"]
 
 
-def test_a_folder_everyone_may_write_is_refused(tmp_path: Path) -> None:
-    shared = tmp_path / "ouvert"
-    shared.mkdir()
-    shared.chmod(0o777)
-    (shared / "notes.txt").write_text("notes")
-    result = run_cli("backup", "--status", data_dir=shared)
-    assert_one_french_error(result, "tous les utilisateurs")
-    assert mode(shared) == 0o777
-
-
 def test_the_home_folder_itself_is_refused(tmp_path: Path) -> None:
-    home = tmp_path / "maison"
-    home.mkdir(mode=0o755)
-    home.chmod(0o755)
+    home = folder(tmp_path / "maison", 0o755)
     result = run_cli("backup", "--status", data_dir=home, env={"HOME": str(home)})
     assert_one_french_error(result, "dossier personnel")
     assert mode(home) == 0o755 and list(home.iterdir()) == []
@@ -60,9 +61,7 @@ def test_the_home_folder_itself_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs chown")
 def test_someone_elses_folder_is_refused(tmp_path: Path) -> None:
-    theirs = tmp_path / "autre"
-    theirs.mkdir()
-    theirs.chmod(0o755)
+    theirs = folder(tmp_path / "autre", 0o755)
     os.chown(theirs, 4242, 4242)
     result = run_cli("backup", "--status", data_dir=theirs)
     assert_one_french_error(result, "autre utilisateur")
@@ -82,10 +81,7 @@ def test_the_root_folder_is_refused_before_anything_is_changed(monkeypatch) -> N
 
 
 def test_a_folder_with_other_files_is_used_but_not_changed(tmp_path: Path) -> None:
-    documents = tmp_path / "Documents"
-    documents.mkdir()
-    documents.chmod(0o755)
-    (documents / "lettre.odt").write_text("lettre")
+    documents = folder(tmp_path / "Documents", 0o755, "lettre.odt")
     result = run_cli("backup", "--status", data_dir=documents)
     assert result.returncode == 0, result.stderr
     assert mode(documents) == 0o755
@@ -95,9 +91,7 @@ def test_a_folder_with_other_files_is_used_but_not_changed(tmp_path: Path) -> No
 def test_an_empty_folder_of_ours_and_an_older_versions_folder_are_made_private(
     tmp_path: Path,
 ) -> None:
-    empty = tmp_path / "vide"
-    empty.mkdir()
-    empty.chmod(0o755)
+    empty = folder(tmp_path / "vide", 0o755)
     assert run_cli("backup", "--status", data_dir=empty).returncode == 0
     assert mode(empty) == 0o700
     empty.chmod(0o775)  # an older version under umask 002, with its database
@@ -108,9 +102,7 @@ def test_an_empty_folder_of_ours_and_an_older_versions_folder_are_made_private(
 def test_backup_beside_a_folder_of_someone_else_does_not_change_it(tmp_path: Path) -> None:
     with SessionRepository(tmp_path / "donnees") as repository:
         repository.patients.create("Jeanne")
-    usb = tmp_path / "cle-usb"
-    usb.mkdir()
-    usb.chmod(0o1777)
+    usb = folder(tmp_path / "cle-usb", 0o1777)
     result = run_cli("backup", str(usb / "copie.therapy-backup"), data_dir=tmp_path / "donnees")
     assert result.returncode == 0, result.stderr
     assert mode(usb) == 0o1777  # create_backup used to make it 0700

@@ -6,8 +6,9 @@ import csv
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from therapist_fixtures import add_patient_with_attempt
+
 from therapy_app.audio.wavio import read_wav
-from therapy_app.domain.attempt_record import AttemptRecord
 from therapy_app.exports import CSV_HEADERS, export_attempts_csv
 from therapy_app.exports.csv_export import escape_formula, format_cell
 from therapy_app.storage import EXPORT_COLUMNS, SessionRepository
@@ -98,17 +99,13 @@ def test_cells_a_spreadsheet_would_evaluate_are_escaped(
     clip = read_wav(speech_dir / "word_01.wav")
     expected: dict[int, str] = {}
     for text in _HOSTILE:
-        patient = therapist_repo.patients.create(f"{text}x")
-        session = therapist_repo.sessions.start(patient.id, "repetition")
-        attempt = therapist_repo.attempts.add(
-            AttemptRecord(
-                session_id=session.id,
-                kind="repetition",
-                raw_transcript=text,
-                target_text="pomme",
-                target_score=-0.5,
-            ),
+        attempt = add_patient_with_attempt(
+            therapist_repo,
+            f"{text}x",
             clip,
+            raw_transcript=text,
+            target_text="pomme",
+            target_score=-0.5,
         )
         expected[attempt] = text
     path = tmp_path / "hostile.csv"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from practice_fixtures import SpokenClips, make_services
+from practice_fixtures import SpokenClips
 
 from therapy_app.correction.diff import RESTORED
 from therapy_app.domain.attempt_record import AttemptRecord, Candidate
@@ -15,20 +15,13 @@ from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import Corrected, ErrorOccurred, ExerciseKind, State
 from therapy_app.practice.scheduling import InlineScheduler
 from therapy_app.speech import chain
-from therapy_app.speech.services import SilentPlayer
+from therapy_app.speech.services import SpeechServices
 from therapy_app.storage import SessionRepository
 
 pytest_plugins = ("gui_fixtures",)
 
 BAKERY = "Je suis allé(e) à la boulangerie hier."
 AGREED = "Je suis allée à la boulangerie hier."
-
-
-@pytest.fixture
-def repository():
-    repo = SessionRepository()
-    yield repo
-    repo.close()
 
 
 def _jeanne(repository: SessionRepository) -> int:
@@ -73,9 +66,9 @@ def test_a_proposal_source_is_stored_and_old_rows_read_as_corrector(repository):
 
 # ----- the practice cycle -------------------------------------------------------------------
 @pytest.mark.slow
-def test_free_speech_proposes_the_patients_sentence_first_and_stores_its_source(repository):
-    spoken = SpokenClips()
-    services = make_services(spoken, SilentPlayer())
+def test_free_speech_proposes_the_patients_sentence_first_and_stores_its_source(
+    repository, spoken: SpokenClips, services: SpeechServices
+):
     patient_id = _jeanne(repository)
     events: list = []
     controller = PracticeController(
@@ -104,14 +97,12 @@ def test_free_speech_proposes_the_patients_sentence_first_and_stores_its_source(
 
 @pytest.mark.slow
 def test_a_phrase_book_that_cannot_be_read_leaves_free_speech_as_it_was(
-    repository, monkeypatch: pytest.MonkeyPatch
+    repository, monkeypatch: pytest.MonkeyPatch, spoken: SpokenClips, services: SpeechServices
 ):
     def broken(*args: object) -> None:
         raise OSError("disk gone")
 
     monkeypatch.setattr(free_speech, "patient_book", broken)
-    spoken = SpokenClips()
-    services = make_services(spoken, SilentPlayer())
     events: list = []
     controller = PracticeController(
         ExerciseKind.FREE_SPEECH, services, repository, _jeanne(repository), InlineScheduler()
@@ -135,17 +126,17 @@ TECHNICAL = ("carnet", "correcteur", "phrase du", "source", "score")
 @pytest.mark.gui
 @pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints\(\)")
 def test_the_patient_sees_her_own_sentence_first_highlighted_and_no_technical_word(
-    open_window, gui_repository, speech_queue
+    open_window, repository, spoken
 ):
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QLabel
 
-    _jeanne(gui_repository)  # the only patient: the profile picker is skipped
+    _jeanne(repository)  # the only patient: the profile picker is skipped
     driver = open_window()
     screen = driver.open_exercise(Qt.Key.Key_1, "free_speech")
     # The book is read on the database worker when the exercise starts.
     driver.qtbot.waitUntil(lambda: screen.controller._free.book is not None, timeout=30_000)
-    speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
+    spoken.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
     driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.REVIEWING)
     first = screen.choices[0]
@@ -169,7 +160,7 @@ def test_the_patient_sees_her_own_sentence_first_highlighted_and_no_technical_wo
 def test_the_therapist_sees_where_each_proposal_came_from(
     qtbot, unlocked_area, therapist_repo, seeded_history, speech_dir
 ):
-    from therapist_fixtures import SIGNAL_TIMEOUT_MS
+    from therapist_fixtures import open_attempt
 
     from therapy_app.audio.wavio import read_wav
 
@@ -188,17 +179,16 @@ def test_the_therapist_sees_where_each_proposal_came_from(
         ),
         read_wav(speech_dir / "telegraphic_01.wav"),
     )
-    with qtbot.waitSignal(unlocked_area.detail.attempt_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        unlocked_area.open_attempt(attempt_id)
+    open_attempt(qtbot, unlocked_area, attempt_id)
     lines = unlocked_area.detail.alternatives.text().splitlines()
     assert lines[0].startswith(f"« {AGREED} »") or AGREED in lines[0]
     assert "phrase du carnet" in lines[0] and "92" in lines[0]
     assert "correcteur" in lines[1] and "1,21" in lines[1]
 
 
-def test_a_sentence_chosen_in_free_speech_joins_the_book_of_the_same_session(repository):
-    spoken = SpokenClips()
-    services = make_services(spoken, SilentPlayer())
+def test_a_sentence_chosen_in_free_speech_joins_the_book_of_the_same_session(
+    repository, spoken: SpokenClips, services: SpeechServices
+):
     patient_id = repository.patients.create("Paul Durand").id  # no sentence of his own yet
     controller = PracticeController(
         ExerciseKind.FREE_SPEECH, services, repository, patient_id, InlineScheduler()

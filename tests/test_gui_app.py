@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
+from therapist_fixtures import PASSWORD, USERNAME, log_in, open_attempt  # noqa: E402
 
 from therapy_app.audio.recorder import Recorder, SoundDeviceSource  # noqa: E402
 from therapy_app.practice.events import ErrorOccurred, State  # noqa: E402
@@ -16,9 +17,7 @@ pytest_plugins = ("gui_fixtures",)
 pytestmark = pytest.mark.gui
 
 
-def test_first_run_creates_the_profile_with_the_keyboard(
-    open_window, gui_repository, offline_steps
-):
+def test_first_run_creates_the_profile_with_the_keyboard(open_window, repository, offline_steps):
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.qtbot.waitUntil(lambda: window.profiles.pages.currentWidget() is window.profiles.form)
@@ -31,16 +30,16 @@ def test_first_run_creates_the_profile_with_the_keyboard(
     driver.qtbot.keyClicks(form.name, "Marcel")
     driver.key(Qt.Key.Key_Return)
     driver.wait_screen("chooser")
-    assert [p.display_name for p in gui_repository.patients.all()] == ["Marcel"]
+    assert [p.display_name for p in repository.patients.all()] == ["Marcel"]
     assert "Bonjour Marcel" in window.chooser.greeting.text()
     assert window.patient_name.text() == "Marcel"
 
 
 def test_several_profiles_are_listed_and_picked_with_the_keyboard(
-    open_window, gui_repository, offline_steps
+    open_window, repository, offline_steps
 ):
-    gui_repository.patients.create("Jeanne Martin")
-    gui_repository.patients.create("Paul Durand")
+    repository.patients.create("Jeanne Martin")
+    repository.patients.create("Paul Durand")
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.qtbot.waitUntil(lambda: len(window.profiles.buttons) == 2, timeout=5000)
@@ -58,7 +57,7 @@ def test_several_profiles_are_listed_and_picked_with_the_keyboard(
 
 @pytest.mark.slow
 def test_a_damaged_corrector_is_noticed_in_french_and_the_app_goes_on(
-    open_window, gui_repository, tmp_path, monkeypatch
+    open_window, repository, tmp_path, monkeypatch
 ):
     from gui_fixtures import preloaded_steps
     from practice_fixtures import damaged_corrector_models
@@ -71,7 +70,7 @@ def test_a_damaged_corrector_is_noticed_in_french_and_the_app_goes_on(
     # The real corrector step (the one `therapy-app loop` runs too).
     steps = [s for s in engines if s.key != "corrector"]
     steps += [s for s in LOAD_STEPS if s.key == "corrector"]
-    gui_repository.patients.create("Jeanne Martin")
+    repository.patients.create("Jeanne Martin")
     driver = open_window(steps=steps)
     driver.wait_ready()
     window = driver.window
@@ -86,9 +85,9 @@ def test_a_damaged_corrector_is_noticed_in_french_and_the_app_goes_on(
 
 
 @pytest.mark.slow
-def test_missing_models_are_explained_in_french(open_window, gui_repository, tmp_path, monkeypatch):
+def test_missing_models_are_explained_in_french(open_window, repository, tmp_path, monkeypatch):
     monkeypatch.setenv("THERAPY_APP_MODELS_DIR", str(tmp_path / "no-models"))
-    gui_repository.patients.create("Jeanne Martin")
+    repository.patients.create("Jeanne Martin")
     driver = open_window(steps=list(LOAD_STEPS))  # the real loaders
     window = driver.window
     driver.qtbot.waitUntil(lambda: window.loader.error is not None, timeout=60_000)
@@ -107,8 +106,8 @@ def test_missing_models_are_explained_in_french(open_window, gui_repository, tmp
 
 
 @pytest.mark.slow
-def test_a_missing_microphone_is_explained_in_french(open_window, gui_repository):
-    gui_repository.patients.create("Jeanne Martin")
+def test_a_missing_microphone_is_explained_in_french(open_window, repository):
+    repository.patients.create("Jeanne Martin")
 
     def no_microphone() -> Recorder:
         # The real sounddevice source, asked for a device that does not exist.
@@ -132,8 +131,8 @@ def test_a_missing_microphone_is_explained_in_french(open_window, gui_repository
     assert screen.record_button.isEnabled()  # the patient can try again
 
 
-def test_therapist_button_opens_the_area_and_comes_back(open_window, gui_repository, offline_steps):
-    gui_repository.patients.create("Jeanne Martin")
+def test_therapist_button_opens_the_area_and_comes_back(open_window, repository, offline_steps):
+    repository.patients.create("Jeanne Martin")
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.wait_screen("chooser")
@@ -145,7 +144,7 @@ def test_therapist_button_opens_the_area_and_comes_back(open_window, gui_reposit
 
 
 def test_therapist_area_missing_says_soon_available(
-    open_window, gui_repository, monkeypatch, offline_steps
+    open_window, repository, monkeypatch, offline_steps
 ):
     import importlib
 
@@ -157,7 +156,7 @@ def test_therapist_area_missing_says_soon_available(
         return real_import(name, *args)
 
     monkeypatch.setattr(importlib, "import_module", without_area)
-    gui_repository.patients.create("Jeanne Martin")
+    repository.patients.create("Jeanne Martin")
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.wait_screen("chooser")
@@ -186,19 +185,19 @@ def test_restored_words_are_highlighted_in_the_proposals(qtbot):
     assert sentence_html("Bonjour <toi>.", []) == "Bonjour &lt;toi&gt;."
 
 
-def test_storage_notices_are_shown_to_the_patient(open_window, gui_repository, offline_steps):
+def test_storage_notices_are_shown_to_the_patient(open_window, repository, offline_steps):
     from therapy_app.storage.opening import READ_ONLY_NOTICE
 
     # The read-only opening itself is tested in test_storage_faults (root ignores
     # folder permissions); here: the window shows what storage reports.
-    gui_repository.notices.append(READ_ONLY_NOTICE)
+    repository.notices.append(READ_ONLY_NOTICE)
     driver = open_window(steps=offline_steps)
     assert driver.window.banner.isVisible()
     assert driver.window.banner.text() == READ_ONLY_NOTICE
 
 
 def test_attempts_queued_behind_a_lock_are_written_by_the_retry_timer(
-    open_window, gui_repository, offline_steps, monkeypatch
+    open_window, repository, offline_steps, monkeypatch
 ):
     import sqlite3
 
@@ -208,39 +207,39 @@ def test_attempts_queued_behind_a_lock_are_written_by_the_retry_timer(
     from therapy_app.storage import database
 
     monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 300)
-    patient = gui_repository.patients.create("Jeanne Martin")
-    session = gui_repository.sessions.start(patient.id, "repetition")
-    other_program = sqlite3.connect(gui_repository.db_path, isolation_level=None)
+    patient = repository.patients.create("Jeanne Martin")
+    session = repository.sessions.start(patient.id, "repetition")
+    other_program = sqlite3.connect(repository.db_path, isolation_level=None)
     other_program.execute("BEGIN IMMEDIATE")
-    saved = gui_repository.queue.save_attempt(
+    saved = repository.queue.save_attempt(
         make_record(session.id, raw_transcript="chat"), make_clip()
     )
-    assert saved.queued and gui_repository.queue.queued_attempt_count() == 1
+    assert saved.queued and repository.queue.queued_attempt_count() == 1
     other_program.execute("ROLLBACK")
     other_program.close()
 
     driver = open_window(steps=offline_steps)
     assert driver.window._retry.interval() == main_window.QUEUE_RETRY_MS
     driver.window.retry_pending()  # what the timer does every minute
-    driver.qtbot.waitUntil(lambda: gui_repository.queue.queued_attempt_count() == 0, timeout=10_000)
-    [attempt] = gui_repository.attempts.all(session_id=session.id)
-    assert attempt.transcript == "chat" and gui_repository.attempts.verify_recording(attempt)
+    driver.qtbot.waitUntil(lambda: repository.queue.queued_attempt_count() == 0, timeout=10_000)
+    [attempt] = repository.attempts.all(session_id=session.id)
+    assert attempt.transcript == "chat" and repository.attempts.verify_recording(attempt)
 
 
 def test_escape_in_the_therapist_area_goes_back_as_its_header_says(
-    open_window, gui_repository, offline_steps, speech_dir
+    open_window, repository, offline_steps, speech_dir
 ):
     from therapy_app.audio.wavio import read_wav
     from therapy_app.domain.attempt_record import AttemptRecord
 
-    patient = gui_repository.patients.create("Jeanne Martin")
-    gui_repository.accounts.create("claire", "orthophonie-2025")
-    session = gui_repository.sessions.start(patient.id, "repetition")
-    attempt_id = gui_repository.attempts.add(
+    patient = repository.patients.create("Jeanne Martin")
+    repository.accounts.create(USERNAME, PASSWORD)
+    session = repository.sessions.start(patient.id, "repetition")
+    attempt_id = repository.attempts.add(
         AttemptRecord(session_id=session.id, kind="repetition", raw_transcript="pomme"),
         read_wav(speech_dir / "word_01.wav"),
     )
-    gui_repository.sessions.end(session.id)
+    repository.sessions.end(session.id)
     driver = open_window(steps=offline_steps)
     window, qtbot = driver.window, driver.qtbot
     driver.wait_screen("chooser")
@@ -251,12 +250,8 @@ def test_escape_in_the_therapist_area_goes_back_as_its_header_says(
     assert area is not None and window.back_button.isVisible()
     login = area.login  # storage said an account exists: "Se connecter"
     qtbot.waitUntil(lambda: login.submit_button.isEnabled() and not login.creating, timeout=15_000)
-    area.login.username.setText("claire")
-    area.login.password.setText("orthophonie-2025")
-    with qtbot.waitSignal(area.history.attempts_loaded, timeout=15_000):
-        area.login.submit_button.click()
-    with qtbot.waitSignal(area.detail.attempt_loaded, timeout=15_000):
-        area.open_attempt(attempt_id)
+    log_in(qtbot, area)
+    open_attempt(qtbot, area, attempt_id)
     assert area.history_stack.currentWidget() is area.detail
 
     window.activateWindow()
@@ -275,7 +270,7 @@ def test_escape_in_the_therapist_area_goes_back_as_its_header_says(
     driver.wait_screen("chooser")
 
 
-def test_the_window_title_names_the_app_once(qapp, open_window, gui_repository, offline_steps):
+def test_the_window_title_names_the_app_once(qapp, open_window, repository, offline_steps):
     from therapy_app.gui import app as gui_app
 
     previous = qapp.applicationDisplayName()

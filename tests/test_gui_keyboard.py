@@ -30,12 +30,6 @@ LEFT_HAND = {
 ENTER = {Qt.Key.Key_Return, Qt.Key.Key_Enter}
 
 
-@pytest.fixture
-def patient(gui_repository):
-    """One patient: the profile picker is skipped."""
-    return gui_repository.patients.create("Jeanne Martin")
-
-
 def _shortcut_keys(screen) -> set[Qt.Key]:  # noqa: ANN001
     keys = set()
     for shortcut in screen._shortcuts:
@@ -45,7 +39,7 @@ def _shortcut_keys(screen) -> set[Qt.Key]:  # noqa: ANN001
 
 
 def test_every_exercise_action_has_a_left_hand_key_shown_on_its_button(
-    open_window, patient, speech_queue, silent_player, gui_repository
+    open_window, patient, spoken, silent_player, repository
 ):
     driver = open_window()
     window = driver.window
@@ -82,7 +76,7 @@ def test_every_exercise_action_has_a_left_hand_key_shown_on_its_button(
     driver.qtbot.waitUntil(lambda: len(silent_player.played) == played + 1, timeout=10_000)
     driver.wait_state(State.AWAITING_REPETITION)
 
-    speech_queue.say("word_04.wav")  # "bonjour"
+    spoken.say("word_04.wav")  # "bonjour"
     driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.FEEDBACK)
     assert driver.of_type(Feedback)[-1].success
@@ -114,14 +108,14 @@ def test_every_exercise_action_has_a_left_hand_key_shown_on_its_button(
 
 
 def test_repetition_resumes_after_the_last_sentence_worked_on(
-    open_window, patient, speech_queue, gui_repository
+    open_window, patient, spoken, repository
 ):
     driver = open_window()
     driver.open_exercise(Qt.Key.Key_2, "repetition")
     driver.wait_state(State.AWAITING_REPETITION)
     screen = driver.screen
     assert driver.of_type(ItemPresented)[0].index == 0  # nothing practised yet
-    speech_queue.say("word_04.wav")  # "bonjour": sentence 1 done
+    spoken.say("word_04.wav")  # "bonjour": sentence 1 done
     with driver.qtbot.waitSignal(screen.attempt_saved, timeout=60_000):
         driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.FEEDBACK)
@@ -137,7 +131,7 @@ def test_repetition_resumes_after_the_last_sentence_worked_on(
     assert driver.screen.counter.text().startswith("Phrase 2 sur")
 
     # A sentence left half-way (a miss, cues still to come) is presented again.
-    speech_queue.say("word_01.wav")  # "pomme"
+    spoken.say("word_01.wav")  # "pomme"
     with driver.qtbot.waitSignal(driver.screen.attempt_saved, timeout=60_000):
         driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.AWAITING_REPETITION)
@@ -149,7 +143,7 @@ def test_repetition_resumes_after_the_last_sentence_worked_on(
     assert driver.screen.sentence.text() == second
 
 
-def test_focus_stays_off_the_header_while_the_engines_work(open_window, patient, speech_queue):
+def test_focus_stays_off_the_header_while_the_engines_work(open_window, patient, spoken):
     from gui_fixtures import MODEL_TIMEOUT_MS, preloaded_steps
 
     release = threading.Event()
@@ -186,7 +180,7 @@ def test_focus_stays_off_the_header_while_the_engines_work(open_window, patient,
     screen.event_received.connect(
         lambda _e: seen.append((screen.controller.state, window.focusWidget()))
     )
-    speech_queue.say("word_01.wav")
+    spoken.say("word_01.wav")
     driver.key(Qt.Key.Key_Space)
     driver.qtbot.waitUntil(
         lambda: any(state is State.FEEDBACK for state, _ in seen), timeout=60_000
@@ -201,16 +195,13 @@ def test_focus_stays_off_the_header_while_the_engines_work(open_window, patient,
 
 
 def test_free_speech_proposals_are_heard_and_taken_with_the_left_hand(
-    open_window, patient, speech_queue, silent_player
+    open_window, patient, spoken, silent_player
 ):
     from therapy_app.practice.events import Speaking
 
     driver = open_window()
     # Key_Ampersand: the "1" key of an AZERTY keyboard.
-    screen = driver.open_exercise(Qt.Key.Key_Ampersand, "free_speech")
-    speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
-    driver.key(Qt.Key.Key_Space)
-    driver.wait_state(State.REVIEWING)
+    screen = driver.open_proposals(spoken, Qt.Key.Key_Ampersand)
     assert _shortcut_keys(screen) - ENTER <= LEFT_HAND
     assert all(b.text().endswith("(E)") for b in screen.listen_buttons)
     # Enter takes the proposal in focus; "Suivant" (S) takes none (issue 25).

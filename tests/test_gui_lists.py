@@ -26,16 +26,10 @@ FAMILY = "Ma fille s'appelle Julie."
 TIMEOUT_MS = 60_000
 
 
-@pytest.fixture
-def patient(gui_repository):
-    """One patient: the profile picker is skipped."""
-    return gui_repository.patients.create("Jeanne Martin")
-
-
 def test_repetition_chosen_outside_the_program_starts_with_the_patients_sentences(
-    open_window, patient, gui_repository
+    open_window, patient, repository
 ):
-    gui_repository.programs.add_custom_item(patient.id, "sentence", FAMILY, "famille")
+    repository.programs.add_custom_item(patient.id, "sentence", FAMILY, "famille")
     driver = open_window()
     driver.wait_screen("chooser")
     driver.wait_ready()
@@ -56,7 +50,7 @@ def _three_pictures() -> NamingBank:
 
 
 def test_the_end_of_a_naming_list_shows_a_summary_then_starts_again_when_asked(
-    open_window, patient, speech_queue
+    open_window, patient, spoken
 ):
     bank = _three_pictures()
     first = naming_plan.teaching_order(bank)[0]
@@ -65,7 +59,7 @@ def test_the_end_of_a_naming_list_shows_a_summary_then_starts_again_when_asked(
     qtbot = driver.qtbot
     driver.wait_state(State.AWAITING_REPETITION)
     assert screen.counter.text() == "Image 1 sur 3"
-    speech_queue.say_clip(driver.window.services.synthesizer.synthesize(first.indefinite))
+    spoken.say_clip(driver.window.services.synthesizer.synthesize(first.indefinite))
     driver.key(Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: bool(driver.of_type(Feedback)), timeout=TIMEOUT_MS)
     assert driver.of_type(Feedback)[-1].success

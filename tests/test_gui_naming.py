@@ -30,24 +30,19 @@ def _bank() -> NamingBank:
     )
 
 
-@pytest.fixture
-def patient(gui_repository):
-    return gui_repository.patients.create("Jeanne Martin")
+def _say(driver, spoken, text: str) -> None:
+    spoken.say_clip(driver.window.services.synthesizer.synthesize(text))
 
 
-def _say(driver, speech_queue, text: str) -> None:
-    speech_queue.say_clip(driver.window.services.synthesizer.synthesize(text))
-
-
-def _answer(driver, speech_queue, text: str, feedbacks: int) -> Feedback:
-    _say(driver, speech_queue, text)
+def _answer(driver, spoken, text: str, feedbacks: int) -> Feedback:
+    _say(driver, spoken, text)
     driver.key(Qt.Key.Key_Space)
     driver.qtbot.waitUntil(lambda: len(driver.of_type(Feedback)) >= feedbacks, timeout=60_000)
     return driver.of_type(Feedback)[-1]
 
 
 def test_naming_right_at_once_then_cues_up_to_the_model_by_keyboard(
-    open_window, patient, speech_queue, silent_player, gui_repository
+    open_window, patient, spoken, silent_player, repository
 ):
     bank = _bank()
     first, second = naming_plan.teaching_order(bank)[:2]
@@ -67,7 +62,7 @@ def test_naming_right_at_once_then_cues_up_to_the_model_by_keyboard(
     assert first.word not in screen.instruction.text()
     assert "dites le nom" in screen.status.text()
 
-    feedback = _answer(driver, speech_queue, first.indefinite, 1)
+    feedback = _answer(driver, spoken, first.indefinite, 1)
     assert feedback.success and feedback.item_finished
     driver.wait_state(State.FEEDBACK)
     assert screen.feedback_title.property("role") == "success"
@@ -78,7 +73,7 @@ def test_naming_right_at_once_then_cues_up_to_the_model_by_keyboard(
 
     shown = []
     for level in range(1, 5):
-        feedback = _answer(driver, speech_queue, WRONG, 1 + level)
+        feedback = _answer(driver, spoken, WRONG, 1 + level)
         assert not feedback.success and not feedback.item_finished
         driver.qtbot.waitUntil(lambda n=level: len(driver.of_type(CueGiven)) >= n, timeout=10_000)
         driver.wait_state(State.AWAITING_REPETITION)
@@ -96,13 +91,13 @@ def test_naming_right_at_once_then_cues_up_to_the_model_by_keyboard(
     driver.qtbot.waitUntil(lambda: len(silent_player.played) > played, timeout=20_000)
     assert abs(silent_player.played[-1].duration - model.duration) < 0.05
 
-    feedback = _answer(driver, speech_queue, second.indefinite, 6)
+    feedback = _answer(driver, spoken, second.indefinite, 6)
     assert feedback.success and feedback.item_finished
     driver.qtbot.waitUntil(
-        lambda: len(gui_repository.attempts.all(session_id=screen.controller.session_id)) == 6,
+        lambda: len(repository.attempts.all(session_id=screen.controller.session_id)) == 6,
         timeout=20_000,
     )
-    stored = gui_repository.attempts.all(session_id=screen.controller.session_id)
+    stored = repository.attempts.all(session_id=screen.controller.session_id)
     assert [(a.record.cue_level, a.success) for a in stored] == [
         (0, True),
         (0, False),

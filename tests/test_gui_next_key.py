@@ -26,14 +26,8 @@ def silent_player() -> HeldSpeaker:
     return HeldSpeaker()
 
 
-@pytest.fixture
-def patient(gui_repository):
-    """One patient: the profile picker is skipped."""
-    return gui_repository.patients.create("Jeanne Martin")
-
-
 def test_s_while_the_sentence_is_said_shows_the_next_one_and_scores_against_it(
-    open_window, patient, speech_queue, silent_player
+    open_window, patient, spoken, silent_player
 ):
     driver = open_window()
     driver.wait_screen("chooser")
@@ -59,7 +53,7 @@ def test_s_while_the_sentence_is_said_shows_the_next_one_and_scores_against_it(
 
     silent_player.let_go()
     driver.wait_state(State.AWAITING_REPETITION)
-    speech_queue.say("word_04.wav")  # "bonjour": the sentence no longer on screen
+    spoken.say("word_04.wav")  # "bonjour": the sentence no longer on screen
     driver.key(Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: bool(driver.of_type(Feedback)), timeout=60_000)
     feedback = driver.of_type(Feedback)[-1]
@@ -68,13 +62,10 @@ def test_s_while_the_sentence_is_said_shows_the_next_one_and_scores_against_it(
 
 
 def test_suivant_on_vouliez_vous_dire_takes_none_of_the_sentences(
-    open_window, patient, speech_queue, gui_repository
+    open_window, patient, spoken, repository
 ):
     driver = open_window()
-    screen = driver.open_exercise(Qt.Key.Key_1, "free_speech")
-    speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
-    driver.key(Qt.Key.Key_Space)
-    driver.wait_state(State.REVIEWING)
+    screen = driver.open_proposals(spoken)
     assert screen.choices and screen.next_button.isEnabled()
     assert screen.next_button.toolTip() == "Touche S"  # Enter takes a sentence, not S
     assert "S\u00a0: aucune" in screen.status.text()
@@ -85,11 +76,11 @@ def test_suivant_on_vouliez_vous_dire_takes_none_of_the_sentences(
     assert not driver.of_type(ItemPresented)  # no sentence taken
     assert not screen.choices and screen.invitation.isVisible()
     saved = driver.of_type(AttemptSaved)[-1]
-    stored = gui_repository.attempts.get(saved.attempt_id)
+    stored = repository.attempts.get(saved.attempt_id)
     assert stored.record.chosen_sentence is None  # kept, without an invented choice
 
     # "Suivant" (the button) does the same.
-    speech_queue.say("telegraphic_02.wav")
+    spoken.say("telegraphic_02.wav")
     driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.REVIEWING)
     screen.next_button.click()

@@ -10,10 +10,9 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QLabel, QWidget  # noqa: E402
-from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in  # noqa: E402
+from therapist_fixtures import add_patient_with_attempt, log_in, open_attempt  # noqa: E402
 
 from therapy_app.audio.wavio import read_wav  # noqa: E402
-from therapy_app.domain.attempt_record import AttemptRecord  # noqa: E402
 from therapy_app.storage import SessionRepository  # noqa: E402
 
 pytest_plugins = ("gui_fixtures",)
@@ -36,10 +35,8 @@ def _not_plain(labels: list[QLabel]) -> list[str]:
     ]
 
 
-def test_patient_name_is_plain_text_on_the_patient_screens(
-    open_window, gui_repository, offline_steps
-):
-    gui_repository.patients.create(HOSTILE_NAME)
+def test_patient_name_is_plain_text_on_the_patient_screens(open_window, repository, offline_steps):
+    repository.patients.create(HOSTILE_NAME)
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.qtbot.waitUntil(lambda: len(window.profiles.buttons) == 1, timeout=5000)
@@ -56,20 +53,16 @@ def test_patient_name_is_plain_text_on_the_patient_screens(
 def test_patient_name_and_transcripts_are_plain_text_in_the_therapist_area(
     qtbot, therapist_repo: SessionRepository, seeded_history, therapist_area, speech_dir: Path
 ):
-    patient = therapist_repo.patients.create(HOSTILE_NAME)
-    session = therapist_repo.sessions.start(patient.id, "repetition")
-    attempt_id = therapist_repo.attempts.add(
-        AttemptRecord(
-            session_id=session.id,
-            kind="repetition",
-            raw_transcript=HOSTILE_TRANSCRIPT,
-            target_text="<u>pomme</u>",
-        ),
-        read_wav(speech_dir / "word_01.wav"),
+    clip = read_wav(speech_dir / "word_01.wav")
+    attempt_id = add_patient_with_attempt(
+        therapist_repo,
+        HOSTILE_NAME,
+        clip,
+        raw_transcript=HOSTILE_TRANSCRIPT,
+        target_text="<u>pomme</u>",
     )
     log_in(qtbot, therapist_area)  # the first patient by name is the hostile one
-    with qtbot.waitSignal(therapist_area.detail.attempt_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        therapist_area.open_attempt(attempt_id)
+    open_attempt(qtbot, therapist_area, attempt_id)
     shown = _labels_showing(therapist_area, "<b>Bob</b>") + _labels_showing(
         therapist_area, "<i>moi</i>"
     )

@@ -28,46 +28,18 @@ pytest_plugins = ("gui_fixtures",)
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 
 
-@pytest.fixture
-def patient(gui_repository):
-    """One patient: the profile picker is skipped."""
-    return gui_repository.patients.create("Jeanne Martin")
-
-
-def _ready_at_chooser(open_window):
-    driver = open_window()
-    driver.wait_screen("chooser")
-    driver.wait_ready()
-    return driver
-
-
-def _proposals_of_one_utterance(open_window, speech_queue):
-    """Free speech open, "moi aller boulangerie hier" said: the proposals are offered."""
-    driver = _ready_at_chooser(open_window)
-    driver.key(Qt.Key.Key_1)
-    driver.wait_screen("free_speech")
-    driver.follow()
-    speech_queue.say("telegraphic_01.wav")
-    driver.key(Qt.Key.Key_Space)
-    driver.wait_state(State.REVIEWING)
-    return driver
-
-
 def test_repetition_miss_gives_a_cue_then_success_all_by_keyboard(
-    open_window, patient, speech_queue, gui_repository
+    open_window, patient, spoken, repository
 ):
-    driver = _ready_at_chooser(open_window)
-    driver.key(Qt.Key.Key_2)  # "2  Répéter"
-    driver.wait_screen("repetition")
-    driver.follow()
-    screen = driver.screen
+    driver = open_window()
+    screen = driver.open_exercise(Qt.Key.Key_2, "repetition")  # "2  Répéter"
     saved: list[int] = []
     screen.attempt_saved.connect(saved.append)
     driver.wait_state(State.AWAITING_REPETITION)
     assert screen.sentence.text() == "Bonjour."
     assert screen.counter.text().startswith("Phrase 1 sur")
 
-    speech_queue.say("word_01.wav")  # "pomme": not the sentence
+    spoken.say("word_01.wav")  # "pomme": not the sentence
     driver.key(Qt.Key.Key_Space)
     driver.qtbot.waitUntil(lambda: bool(driver.of_type(CueGiven)), timeout=60_000)
     driver.wait_state(State.AWAITING_REPETITION)
@@ -76,7 +48,7 @@ def test_repetition_miss_gives_a_cue_then_success_all_by_keyboard(
     assert screen.cue_label.isVisible() and "lentement" in screen.cue_label.text()
     assert screen.feedback_title.property("role") == "encourage"  # not shown as an error
 
-    speech_queue.say("word_04.wav")  # "bonjour"
+    spoken.say("word_04.wav")  # "bonjour"
     driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.FEEDBACK)
     # Both attempts committed (the first may finish after the cue was spoken).
@@ -93,24 +65,21 @@ def test_repetition_miss_gives_a_cue_then_success_all_by_keyboard(
     driver.key(Qt.Key.Key_Escape)  # back to the chooser
     driver.wait_screen("chooser")
 
-    attempts = gui_repository.attempts.all(session_id=session_id)
+    attempts = repository.attempts.all(session_id=session_id)
     assert [(a.success, a.record.cue_level) for a in attempts] == [(False, 0), (True, 1)]
     assert attempts[1].record.target_text == "Bonjour."
-    assert all(gui_repository.attempts.verify_recording(a) for a in attempts)
+    assert all(repository.attempts.verify_recording(a) for a in attempts)
     driver.qtbot.waitUntil(
-        lambda: gui_repository.sessions.get(session_id).ended_at is not None, timeout=10_000
+        lambda: repository.sessions.get(session_id).ended_at is not None, timeout=10_000
     )
 
 
-def test_free_speech_loop_by_keyboard(open_window, patient, speech_queue, gui_repository):
-    driver = _ready_at_chooser(open_window)
-    driver.key(Qt.Key.Key_1)
-    driver.wait_screen("free_speech")
-    driver.follow()
-    screen = driver.screen
+def test_free_speech_loop_by_keyboard(open_window, patient, spoken, repository):
+    driver = open_window()
+    screen = driver.open_exercise(Qt.Key.Key_1, "free_speech")
     assert screen.invitation.isVisible()
 
-    speech_queue.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
+    spoken.say("telegraphic_01.wav")  # "moi aller boulangerie hier"
     driver.key(Qt.Key.Key_Space)
     assert (
         screen.status.text() == "Je vous écoute…" or screen.controller.state is not State.RECORDING
@@ -130,7 +99,7 @@ def test_free_speech_loop_by_keyboard(open_window, patient, speech_queue, gui_re
 
     # The patient repeats the chosen sentence (the real voice stands in for them).
     services = screen.controller.services
-    speech_queue.say_clip(services.synthesizer.synthesize(chosen))
+    spoken.say_clip(services.synthesizer.synthesize(chosen))
     with driver.qtbot.waitSignal(screen.attempt_saved, timeout=60_000):
         driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.FEEDBACK)
@@ -142,21 +111,21 @@ def test_free_speech_loop_by_keyboard(open_window, patient, speech_queue, gui_re
     assert screen.invitation.isVisible() and not screen.choices
 
     driver.qtbot.waitUntil(
-        lambda: len(gui_repository.attempts.all(session_id=session_id)) == 2, timeout=10_000
+        lambda: len(repository.attempts.all(session_id=session_id)) == 2, timeout=10_000
     )
-    utterance, repetition = gui_repository.attempts.all(session_id=session_id)
+    utterance, repetition = repository.attempts.all(session_id=session_id)
     assert utterance.record.kind == "free_speech" and utterance.record.chosen_sentence == chosen
     assert "boulangerie" in utterance.record.raw_transcript.lower()
     assert utterance.success is None  # the verdict is the repetition's
     assert repetition.record.kind == "repetition" and repetition.record.target_text == chosen
-    assert repetition.success is True and gui_repository.attempts.verify_recording(repetition)
+    assert repetition.success is True and repository.attempts.verify_recording(repetition)
 
 
 def test_a_new_utterance_is_recorded_straight_from_the_proposals(
-    open_window, patient, speech_queue, gui_repository
+    open_window, patient, spoken, repository
 ):
-    driver = _proposals_of_one_utterance(open_window, speech_queue)
-    screen = driver.screen
+    driver = open_window()
+    screen = driver.open_proposals(spoken)
     seen: list[tuple[State, bool, int]] = []
     screen.event_received.connect(
         lambda e: (
@@ -165,25 +134,22 @@ def test_a_new_utterance_is_recorded_straight_from_the_proposals(
             else None
         )
     )
-    speech_queue.say("telegraphic_02.wav")  # another utterance, none of the sentences taken
+    spoken.say("telegraphic_02.wav")  # another utterance, none of the sentences taken
     with driver.qtbot.waitSignal(screen.attempt_saved, timeout=60_000):
         driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.REVIEWING)
     # Straight to the microphone (no IDLE passed through), the proposals cleared.
     assert seen[0] == (State.RECORDING, True, 0)
     assert State.IDLE not in [state for state, _, _ in seen]
-    first = gui_repository.attempts.get(driver.of_type(AttemptSaved)[0].attempt_id)
+    first = repository.attempts.get(driver.of_type(AttemptSaved)[0].attempt_id)
     assert first.record.chosen_sentence is None  # the first utterance kept, no choice invented
     assert "boulangerie" in first.record.raw_transcript.lower()
     assert screen.choices and not screen.invitation.isVisible()
 
 
-def test_completion_item(open_window, patient, speech_queue, gui_repository):
-    driver = _ready_at_chooser(open_window)
-    driver.key(Qt.Key.Key_3)
-    driver.wait_screen("completion")
-    driver.follow()
-    screen = driver.screen
+def test_completion_item(open_window, patient, spoken, repository):
+    driver = open_window()
+    screen = driver.open_exercise(Qt.Key.Key_3, "completion")
     driver.wait_state(State.AWAITING_REPETITION)
     assert "…" in screen.cue_text.text()
     # Go to the "bonjour" item (the committed recordings say a few words only).
@@ -192,30 +158,28 @@ def test_completion_item(open_window, patient, speech_queue, gui_repository):
     driver.wait_state(State.AWAITING_REPETITION)
     assert screen.cue_text.text() == "Quand j'arrive chez mes voisins, je leur dis …"
 
-    speech_queue.say("word_04.wav")
+    spoken.say("word_04.wav")
     with driver.qtbot.waitSignal(screen.attempt_saved, timeout=60_000):
         driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.FEEDBACK)
     assert driver.of_type(Feedback)[-1].success
-    attempts = gui_repository.attempts.all(session_id=controller.session_id)
+    attempts = repository.attempts.all(session_id=controller.session_id)
     assert attempts[-1].record.kind == ExerciseKind.COMPLETION.value
     assert attempts[-1].record.target_text == "bonjour" and attempts[-1].success
 
 
-def test_the_patient_pause_tolerance_ends_their_recordings(open_window, patient, gui_repository):
-    gui_repository.patients.set_pause_tolerance(patient.id, 6000)  # set by the therapist
-    driver = _ready_at_chooser(open_window)
-    driver.key(Qt.Key.Key_1)
-    driver.wait_screen("free_speech")
-    driver.follow()
+def test_the_patient_pause_tolerance_ends_their_recordings(open_window, patient, repository):
+    repository.patients.set_pause_tolerance(patient.id, 6000)  # set by the therapist
+    driver = open_window()
+    driver.open_exercise(Qt.Key.Key_1, "free_speech")
     assert driver.screen.controller.settings.trailing_silence_ms == 6000
 
 
 def test_each_proposal_can_be_heard_by_keyboard_before_choosing(
-    open_window, patient, speech_queue, silent_player
+    open_window, patient, spoken, silent_player
 ):
-    driver = _proposals_of_one_utterance(open_window, speech_queue)
-    screen = driver.screen
+    driver = open_window()
+    screen = driver.open_proposals(spoken)
     assert len(screen.listen_buttons) == len(screen.choices) >= 1
     assert screen.choices[0].hasFocus()
     played = len(silent_player.played)
@@ -232,11 +196,8 @@ def test_each_proposal_can_be_heard_by_keyboard_before_choosing(
 def test_a_sentence_the_corrector_cannot_read_says_why(open_window, patient):
     from therapy_app.practice.events import Proposal
 
-    driver = _ready_at_chooser(open_window)
-    driver.key(Qt.Key.Key_1)
-    driver.wait_screen("free_speech")
-    driver.follow()
-    screen = driver.screen
+    driver = open_window()
+    screen = driver.open_exercise(Qt.Key.Key_1, "free_speech")
     refusal = "elle n'est pas écrite en français."
     screen.on_corrected(Corrected("hello world", [Proposal("Hello world.", 0.0)], False, refusal))
     assert screen.note.isVisible()
@@ -247,11 +208,10 @@ def test_a_sentence_the_corrector_cannot_read_says_why(open_window, patient):
     assert "n'est pas installée" in screen.note.text()
 
 
-def _try_heard_while_closing(open_window, speech_queue, released: threading.Event):
+def _try_heard_while_closing(open_window, spoken, released: threading.Event):
     """Repetition, "bonjour" said; its hearing waits on the worker until ``released``."""
-    driver = _ready_at_chooser(open_window)
-    driver.key(Qt.Key.Key_2)
-    driver.wait_screen("repetition")
+    driver = open_window()
+    driver.open_exercise(Qt.Key.Key_2, "repetition")
     controller = driver.screen.controller
     controller.early_verdicts = False  # heard once the recording ends: a job of its own
     driver.wait_state(State.AWAITING_REPETITION)
@@ -262,26 +222,24 @@ def _try_heard_while_closing(open_window, speech_queue, released: threading.Even
             driver.window.runner.submit(released.wait, 10)
 
     controller.subscribe(hold)
-    speech_queue.say("word_04.wav")
+    spoken.say("word_04.wav")
     driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.RECOGNISING)
     return driver, controller
 
 
-def test_closing_the_app_while_a_try_is_heard_stores_it(
-    open_window, patient, speech_queue, gui_repository
-):
+def test_closing_the_app_while_a_try_is_heard_stores_it(open_window, patient, spoken, repository):
     released = threading.Event()
-    driver, controller = _try_heard_while_closing(open_window, speech_queue, released)
+    driver, controller = _try_heard_while_closing(open_window, spoken, released)
     QTimer.singleShot(0, released.set)  # the engines go on once the window is closing
 
     driver.close()
 
     assert not controller.finishing
-    stored = gui_repository.attempts.all(session_id=controller.session_id)
+    stored = repository.attempts.all(session_id=controller.session_id)
     assert [(a.record.target_text, a.success) for a in stored] == [("Bonjour.", True)]
-    assert gui_repository.attempts.verify_recording(stored[0])
-    assert gui_repository.sessions.get(controller.session_id).ended_at is not None
+    assert repository.attempts.verify_recording(stored[0])
+    assert repository.sessions.get(controller.session_id).ended_at is not None
 
 
 class _OnError(logging.Handler):
@@ -296,10 +254,10 @@ class _OnError(logging.Handler):
 
 
 def test_closing_the_app_waits_for_a_try_only_so_long(
-    open_window, patient, speech_queue, gui_repository, monkeypatch, caplog
+    open_window, patient, spoken, repository, monkeypatch, caplog
 ):
     released = threading.Event()
-    driver, controller = _try_heard_while_closing(open_window, speech_queue, released)
+    driver, controller = _try_heard_while_closing(open_window, spoken, released)
     monkeypatch.setattr(main_window, "FINISH_LIMIT_S", 0.05)
     logger = logging.getLogger(main_window.__name__)
     handler = _OnError(released.set)  # stuck engines, freed once the window gave up on them
@@ -311,5 +269,5 @@ def test_closing_the_app_waits_for_a_try_only_so_long(
         released.set()
 
     assert "not stored" in caplog.text
-    assert gui_repository.attempts.all(session_id=controller.session_id) == []
-    assert gui_repository.sessions.get(controller.session_id).ended_at is not None
+    assert repository.attempts.all(session_id=controller.session_id) == []
+    assert repository.sessions.get(controller.session_id).ended_at is not None

@@ -73,10 +73,10 @@ def _set_program(qtbot, area) -> None:
 
 
 def test_therapist_sets_a_program_and_the_patient_runs_it(
-    open_window, gui_repository, silent_player
+    open_window, repository, silent_player
 ) -> None:
-    patient = gui_repository.patients.create("Jeanne Martin")
-    gui_repository.accounts.create(USERNAME, PASSWORD)
+    patient = repository.patients.create("Jeanne Martin")
+    repository.accounts.create(USERNAME, PASSWORD)
     driver = open_window()
     window = driver.window
     driver.wait_screen("chooser")
@@ -166,4 +166,4 @@ def test_therapist_sets_a_program_and_the_patient_runs_it(
 
     driver.wait_screen("chooser")
     assert window.banner.text() == PROGRAM_DONE
-    assert gui_repository.patients.get(patient.id).pause_tolerance_ms == 6000
+    assert repository.patients.get(patient.id).pause_tolerance_ms == 6000

@@ -46,11 +46,11 @@ def _program_window(open_window, repository, *steps: ProgramStep, items: int):  
 
 
 def test_the_next_exercise_is_announced_and_nothing_is_recorded_before_its_picture(
-    open_window, gui_repository, speech_queue, silent_player
+    open_window, repository, spoken, silent_player
 ):
     driver = _program_window(
         open_window,
-        gui_repository,
+        repository,
         ProgramStep("completion"),
         ProgramStep("naming", 1),
         items=1,
@@ -95,7 +95,7 @@ def test_the_next_exercise_is_announced_and_nothing_is_recorded_before_its_pictu
     assert screen.record_button.isEnabled()
     picture = default_bank().by_word(shown[0].target)
     assert picture is not None
-    speech_queue.say_clip(window.services.synthesizer.synthesize(picture.indefinite))
+    spoken.say_clip(window.services.synthesizer.synthesize(picture.indefinite))
     driver.key(Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: bool(driver.of_type(Feedback)), timeout=TIMEOUT_MS)
     feedback = driver.of_type(Feedback)[-1]
@@ -108,8 +108,8 @@ def test_the_next_exercise_is_announced_and_nothing_is_recorded_before_its_pictu
     assert window.banner.text() == PROGRAM_DONE
 
 
-def test_a_program_list_counts_the_items_of_the_session(open_window, gui_repository):
-    driver = _program_window(open_window, gui_repository, ProgramStep("repetition", 1), items=3)
+def test_a_program_list_counts_the_items_of_the_session(open_window, repository):
+    driver = _program_window(open_window, repository, ProgramStep("repetition", 1), items=3)
     driver.key(Qt.Key.Key_P)
     driver.wait_screen("repetition")
     screen = driver.screen

@@ -121,10 +121,8 @@ def test_the_window_fits_a_laptop_screen_with_a_window_manager(laptop_display, t
         assert result["title"] == "Entraînement à la parole — Orthophonie"
 
 
-def test_a_long_name_is_cut_and_does_not_widen_the_window(
-    open_window, gui_repository, offline_steps
-):
-    gui_repository.patients.create(LONG_NAME)
+def test_a_long_name_is_cut_and_does_not_widen_the_window(open_window, repository, offline_steps):
+    repository.patients.create(LONG_NAME)
     driver = open_window(steps=offline_steps)
     window = driver.window
     driver.wait_screen("chooser")
@@ -142,12 +140,12 @@ def test_a_long_name_is_cut_and_does_not_widen_the_window(
 
 
 @pytest.mark.slow
-def test_the_bottom_row_shows_on_a_768_pixel_screen(open_window, gui_repository, speech_queue):
+def test_the_bottom_row_shows_on_a_768_pixel_screen(open_window, repository, spoken):
     from PySide6.QtCore import Qt
 
     from therapy_app.practice.events import CueGiven, State
 
-    gui_repository.patients.create(LONG_NAME)
+    repository.patients.create(LONG_NAME)
     driver = open_window()
     window = driver.window
     driver.wait_screen("chooser")
@@ -160,7 +158,7 @@ def test_the_bottom_row_shows_on_a_768_pixel_screen(open_window, gui_repository,
     driver.wait_screen("repetition")
     driver.follow()
     driver.wait_state(State.AWAITING_REPETITION)
-    speech_queue.say("word_01.wav")  # a miss: feedback, cue, the tallest page
+    spoken.say("word_01.wav")  # a miss: feedback, cue, the tallest page
     driver.key(Qt.Key.Key_Space)
     driver.qtbot.waitUntil(lambda: bool(driver.of_type(CueGiven)), timeout=60_000)
     screen = driver.screen

@@ -43,7 +43,7 @@ def _said(driver, target: str) -> Feedback:
     driver.wait_state(State.AWAITING_REPETITION)
     assert screen.sentence.text() == target
     clip = screen.controller.services.synthesizer.synthesize(target)
-    driver.speech_queue.say_clip(clip)
+    driver.spoken.say_clip(clip)
     seen = len(driver.of_type(Feedback))
     driver.key(Qt.Key.Key_Space)
     driver.qtbot.waitUntil(lambda: len(driver.of_type(Feedback)) > seen, timeout=60_000)
@@ -58,12 +58,10 @@ def _assert_agrees(screen, feedback: Feedback, target: str) -> None:
         assert wer is not None and wer <= WER_SUCCESS, f"«{shown}» shown with «Bravo»"
 
 
-def test_bravo_never_shows_a_contradicting_transcript(
-    open_window, gui_repository, speech_queue, content
-):
-    gui_repository.patients.create("Jeanne Martin")
+def test_bravo_never_shows_a_contradicting_transcript(open_window, repository, spoken, content):
+    repository.patients.create("Jeanne Martin")
     driver = open_window(content=content)
-    driver.speech_queue = speech_queue
+    driver.spoken = spoken
     screen = driver.open_exercise(Qt.Key.Key_2, "repetition")  # "2  Répéter"
 
     right = _said(driver, SAID_RIGHT)
@@ -83,7 +81,7 @@ def test_bravo_never_shows_a_contradicting_transcript(
     # What was heard is still stored for the therapist.
     session_id = screen.controller.session_id
     driver.qtbot.waitUntil(
-        lambda: len(gui_repository.attempts.all(session_id=session_id)) == 2, timeout=30_000
+        lambda: len(repository.attempts.all(session_id=session_id)) == 2, timeout=30_000
     )
-    attempts = gui_repository.attempts.all(session_id=session_id)
+    attempts = repository.attempts.all(session_id=session_id)
     assert "avril" in attempts[-1].record.raw_transcript.lower()

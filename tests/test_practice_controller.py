@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from practice_fixtures import SpokenClips, make_services
+from practice_fixtures import SpokenClips
 
 from therapy_app.practice.controller import PracticeController
 from therapy_app.practice.events import (
@@ -21,31 +21,8 @@ from therapy_app.practice.events import (
 )
 from therapy_app.practice.scheduling import InlineScheduler
 from therapy_app.speech.services import SilentPlayer, SpeechServices
-from therapy_app.storage import SessionRepository
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def spoken() -> SpokenClips:
-    return SpokenClips()
-
-
-@pytest.fixture
-def silent_player() -> SilentPlayer:
-    return SilentPlayer()
-
-
-@pytest.fixture
-def services(spoken: SpokenClips, silent_player: SilentPlayer) -> SpeechServices:
-    return make_services(spoken, silent_player)
-
-
-@pytest.fixture
-def repository():
-    repo = SessionRepository()
-    yield repo
-    repo.close()
 
 
 def _controller(kind, services, repository, events):
@@ -117,6 +94,14 @@ def _utterance_to_proposals(controller, spoken: SpokenClips, events: list) -> Co
     return [e for e in events if isinstance(e, Corrected)][-1]
 
 
+def _at_proposals(services, spoken: SpokenClips, repository):
+    """Free speech begun, "femme manger pomme" said: the controller, its events, the proposals."""
+    events: list = []
+    controller = _controller(ExerciseKind.FREE_SPEECH, services, repository, events)
+    controller.begin()
+    return controller, events, _utterance_to_proposals(controller, spoken, events)
+
+
 def test_free_speech_loop_stores_utterance_choice_and_repetition(
     services: SpeechServices, spoken: SpokenClips, repository
 ):
@@ -163,10 +148,7 @@ def test_free_speech_loop_stores_utterance_choice_and_repetition(
 def test_leaving_the_proposals_stores_no_choice_and_no_score(
     services: SpeechServices, spoken: SpokenClips, repository
 ):
-    events: list = []
-    controller = _controller(ExerciseKind.FREE_SPEECH, services, repository, events)
-    controller.begin()
-    corrected = _utterance_to_proposals(controller, spoken, events)
+    controller, events, corrected = _at_proposals(services, spoken, repository)
     assert corrected.proposals
     assert controller.next_item()  # "Suivant" without choosing
     assert controller.state is State.IDLE
@@ -191,10 +173,7 @@ def test_leaving_the_proposals_stores_no_choice_and_no_score(
 def test_every_free_speech_try_is_stored_with_its_recording(
     services: SpeechServices, spoken: SpokenClips, repository
 ):
-    events: list = []
-    controller = _controller(ExerciseKind.FREE_SPEECH, services, repository, events)
-    controller.begin()
-    corrected = _utterance_to_proposals(controller, spoken, events)
+    controller, events, corrected = _at_proposals(services, spoken, repository)
     assert controller.choose(0)
     chosen = corrected.proposals[0].text
 
@@ -349,10 +328,7 @@ def test_the_patient_ends_the_recording_explicitly(
 def test_each_proposal_can_be_heard_before_choosing(
     services: SpeechServices, spoken: SpokenClips, repository, silent_player: SilentPlayer
 ):
-    events: list = []
-    controller = _controller(ExerciseKind.FREE_SPEECH, services, repository, events)
-    controller.begin()
-    corrected = _utterance_to_proposals(controller, spoken, events)
+    controller, events, corrected = _at_proposals(services, spoken, repository)
     played_before = len(silent_player.played)
     for index, proposal in enumerate(corrected.proposals):
         assert controller.hear_proposal(index)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from practice_fixtures import SpokenClips, clear_naming_bank, make_services
+from practice_fixtures import SpokenClips, clear_naming_bank
 
 from therapy_app.practice import naming_plan
 from therapy_app.practice.controller import PracticeController
@@ -17,29 +17,11 @@ from therapy_app.practice.events import (
 )
 from therapy_app.practice.naming_cues import MAX_NAMING_LEVEL
 from therapy_app.practice.scheduling import InlineScheduler
-from therapy_app.speech.services import SilentPlayer, SpeechServices
-from therapy_app.storage import SessionRepository
+from therapy_app.speech.services import SpeechServices
 
 pytestmark = pytest.mark.slow
 
 WRONG = "parapluie"  # said for every picture the "patient" cannot name
-
-
-@pytest.fixture
-def spoken() -> SpokenClips:
-    return SpokenClips()
-
-
-@pytest.fixture
-def services(spoken: SpokenClips) -> SpeechServices:
-    return make_services(spoken, SilentPlayer())
-
-
-@pytest.fixture
-def repository():
-    repo = SessionRepository()
-    yield repo
-    repo.close()
 
 
 def _say(services: SpeechServices, spoken: SpokenClips, text: str) -> None:

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from practice_fixtures import SpokenClips, make_services
+from practice_fixtures import SpokenClips
 from storage_fixtures import FakeClock
 
 from therapy_app.audio.wavio import read_wav
@@ -49,13 +49,6 @@ BAKERY = (
     ScriptTurn(Speaker.PARTNER, "Et avec ceci ?"),
     ScriptTurn(Speaker.PATIENT, "Merci, au revoir."),
 )
-
-
-@pytest.fixture
-def repository():
-    repo = SessionRepository()
-    yield repo
-    repo.close()
 
 
 # ----- storage, catalogue, program, reports: no model ---------------------------------
@@ -204,21 +197,6 @@ def test_a_patient_line_is_judged_like_a_sentence_of_the_patients_list() -> None
 # ----- the exercise on real models ------------------------------------------------------
 
 
-@pytest.fixture
-def spoken() -> SpokenClips:
-    return SpokenClips()
-
-
-@pytest.fixture
-def silent_player() -> SilentPlayer:
-    return SilentPlayer()
-
-
-@pytest.fixture
-def services(spoken: SpokenClips, silent_player: SilentPlayer) -> SpeechServices:
-    return make_services(spoken, silent_player)
-
-
 def _controller(services, repository, patient_id, events, settings=None) -> PracticeController:
     controller = PracticeController(
         ExerciseKind.SCRIPT, services, repository, patient_id, InlineScheduler(), settings=settings
@@ -351,13 +329,11 @@ def _at_the_chooser(open_window):
 
 @pytest.mark.gui
 @pytest.mark.slow
-def test_the_patient_practises_a_dialogue_by_keyboard(
-    open_window, gui_repository, speech_queue
-) -> None:
+def test_the_patient_practises_a_dialogue_by_keyboard(open_window, repository, spoken) -> None:
     from PySide6.QtCore import Qt
 
-    patient = gui_repository.patients.create("Jeanne Martin")
-    script_id = gui_repository.scripts.save(patient.id, "À la boulangerie", BAKERY)
+    patient = repository.patients.create("Jeanne Martin")
+    script_id = repository.scripts.save(patient.id, "À la boulangerie", BAKERY)
     driver = _at_the_chooser(open_window)
     assert driver.window.chooser.buttons[ExerciseKind.SCRIPT].isEnabled()
     driver.key(Qt.Key.Key_5)  # "5  Dialogues"
@@ -379,7 +355,7 @@ def test_the_patient_practises_a_dialogue_by_keyboard(
     assert screen.counter.text() == "Votre réplique 1 sur 2"
     assert screen.record_button.isEnabled() and not screen.choices
 
-    speech_queue.say("sentence_01.wav")  # the patient's line, said right
+    spoken.say("sentence_01.wav")  # the patient's line, said right
     with driver.qtbot.waitSignal(screen.attempt_saved, timeout=60_000):
         driver.key(Qt.Key.Key_Space)
     driver.wait_state(State.FEEDBACK)
@@ -405,25 +381,25 @@ def test_the_patient_practises_a_dialogue_by_keyboard(
     driver.key(Qt.Key.Key_Escape)
     driver.wait_screen("chooser")
     driver.qtbot.waitUntil(
-        lambda: gui_repository.sessions.get(session_id).ended_at is not None, timeout=10_000
+        lambda: repository.sessions.get(session_id).ended_at is not None, timeout=10_000
     )
-    (attempt,) = gui_repository.attempts.all(session_id=session_id)
+    (attempt,) = repository.attempts.all(session_id=session_id)
     assert (attempt.record.kind, attempt.record.script_id, attempt.success) == (
         "script",
         script_id,
         True,
     )
-    assert gui_repository.attempts.verify_recording(attempt)
+    assert repository.attempts.verify_recording(attempt)
 
 
 @pytest.mark.gui
 @pytest.mark.slow
-def test_a_long_dialogue_fits_a_768_pixel_screen(open_window, gui_repository, speech_queue) -> None:
+def test_a_long_dialogue_fits_a_768_pixel_screen(open_window, repository, spoken) -> None:
     from PySide6.QtCore import Qt
     from screen_clipping import problems
 
-    patient = gui_repository.patients.create("Marie-Thérèse de la Fontaine-Dupont-Lefebvre")
-    gui_repository.scripts.save(patient.id, "Prendre rendez-vous chez le médecin", LONG_DIALOGUE)
+    patient = repository.patients.create("Marie-Thérèse de la Fontaine-Dupont-Lefebvre")
+    repository.scripts.save(patient.id, "Prendre rendez-vous chez le médecin", LONG_DIALOGUE)
     driver = _at_the_chooser(open_window)
     window = driver.window
     # 1366×768 less a title bar and a panel: the window's own area.
@@ -446,7 +422,7 @@ def test_a_long_dialogue_fits_a_768_pixel_screen(open_window, gui_repository, sp
         driver.key(Qt.Key.Key_S)
     driver.wait_state(State.AWAITING_REPETITION)
     assert len(screen.bubbles) == len(LONG_DIALOGUE)
-    speech_queue.say("word_01.wav")  # a miss: feedback and a cue, the tallest page
+    spoken.say("word_01.wav")  # a miss: feedback and a cue, the tallest page
     driver.key(Qt.Key.Key_Space)
     driver.qtbot.waitUntil(lambda: bool(driver.of_type(CueGiven)), timeout=60_000)
     driver.wait_state(State.AWAITING_REPETITION)
@@ -467,15 +443,15 @@ def test_a_long_dialogue_fits_a_768_pixel_screen(open_window, gui_repository, sp
 @pytest.mark.gui
 @pytest.mark.slow
 def test_in_todays_program_the_dialogue_is_announced_and_the_program_goes_on(
-    open_window, gui_repository
+    open_window, repository
 ) -> None:
     from PySide6.QtCore import Qt
 
     from therapy_app.gui.main_window import PROGRAM_DONE
 
-    patient = gui_repository.patients.create("Jeanne Martin")
-    gui_repository.scripts.save(patient.id, "À la boulangerie", BAKERY)
-    gui_repository.programs.save(
+    patient = repository.patients.create("Jeanne Martin")
+    repository.scripts.save(patient.id, "À la boulangerie", BAKERY)
+    repository.programs.save(
         Program(patient.id, (ProgramStep("script"),), items_per_session=3), "claire"
     )
     driver = _at_the_chooser(open_window)

@@ -34,7 +34,6 @@ from therapy_app.speech.loading import (
     load_corrector,
 )
 from therapy_app.speech.services import SilentPlayer, SpeechServices
-from therapy_app.storage import SessionRepository
 from therapy_app.vad.silero import WINDOW, VoiceActivityDetector
 
 pytestmark = pytest.mark.slow
@@ -80,13 +79,6 @@ class KeptRecorder(Recorder):
         if clip.duration:
             self.kept = clip
         return clip
-
-
-@pytest.fixture
-def repository():
-    repo = SessionRepository()
-    yield repo
-    repo.close()
 
 
 def test_the_cli_loop_and_the_practice_run_the_same_speech_functions(monkeypatch, repository):

@@ -8,10 +8,10 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
+from restore_fixtures import MANIFEST, rewrite_backup
 from storage_fixtures import FakeClock, make_clip, make_record
 
 from therapy_app.storage import SessionRepository, StorageUnavailableError
@@ -37,6 +37,14 @@ def _fill(repo: SessionRepository, clock: FakeClock, attempts: int = 4) -> int:
             make_record(session.id, raw_transcript=f"essai {index}"), make_clip(seed=index)
         )
     return patient.id
+
+
+def _one_attempt_backed_up(data_dir: Path, destination: Path) -> Path:
+    """The backup file (at ``destination``) of a data folder with one attempt."""
+    clock = FakeClock()
+    with SessionRepository(data_dir, clock=clock) as repo:
+        _fill(repo, clock, attempts=1)
+        return create_backup(repo, destination).path
 
 
 def _summary(data_dir: Path) -> list[tuple[str, bool]]:
@@ -134,21 +142,15 @@ def test_restore_keeps_the_current_data_aside_and_refuses_a_running_app(tmp_path
 
 
 def test_restore_repairs_a_damaged_database(tmp_path: Path) -> None:
-    clock = FakeClock()
     data_dir = tmp_path / "data"
-    with SessionRepository(data_dir, clock=clock) as repo:
-        _fill(repo, clock, attempts=1)
-        info = create_backup(repo, tmp_path)
+    backup = _one_attempt_backed_up(data_dir, tmp_path)
     (data_dir / DB_FILENAME).write_bytes(b"\0" * 8192)  # the disk ate it
-    restore_backup(info.path, data_dir)
+    restore_backup(backup, data_dir)
     assert _summary(data_dir) == [("essai 0", True)]
 
 
 def test_restore_refuses_what_is_not_a_sound_backup(tmp_path: Path) -> None:
-    clock = FakeClock()
-    with SessionRepository(tmp_path / "live", clock=clock) as repo:
-        _fill(repo, clock, attempts=1)
-        info = create_backup(repo, tmp_path / "good.therapy-backup")
+    backup = _one_attempt_backed_up(tmp_path / "live", tmp_path / "good.therapy-backup")
     target = tmp_path / "target"
     not_backup = tmp_path / "photo.jpg"
     not_backup.write_bytes(b"\xff\xd8\xff" + b"x" * 100)
@@ -156,28 +158,15 @@ def test_restore_refuses_what_is_not_a_sound_backup(tmp_path: Path) -> None:
         restore_backup(not_backup, target)
     # A recording changed inside the archive: its hash no longer matches.
     evil = tmp_path / "evil.therapy-backup"
-    with zipfile.ZipFile(info.path) as good, zipfile.ZipFile(evil, "w") as bad:
-        for item in good.infolist():
-            content = good.read(item)
-            if item.filename.endswith(".wav"):
-                content = content[:-4] + b"\0\0\0\0"
-            bad.writestr(item, content)
+    rewrite_backup(backup, evil, "*.wav", lambda wav: wav[:-4] + b"\0\0\0\0")
     with pytest.raises(BackupFormatError):
         restore_backup(evil, target)
     # A path that climbs out of the data folder.
-    with zipfile.ZipFile(info.path) as good, zipfile.ZipFile(evil, "w") as bad:
-        for item in good.infolist():
-            content = good.read(item)
-            if item.filename == "manifest.json":
-                content = content.replace(b'"recordings/', b'"../../etc/')
-            bad.writestr(item, content)
+    rewrite_backup(backup, evil, MANIFEST, lambda m: m.replace(b'"recordings/', b'"../../etc/'))
     with pytest.raises(BackupFormatError):
         restore_backup(evil, target)
     # A manifest that is JSON but not an object (found by mypy, issue 10).
-    with zipfile.ZipFile(info.path) as good, zipfile.ZipFile(evil, "w") as bad:
-        for item in good.infolist():
-            content = b"[]" if item.filename == "manifest.json" else good.read(item)
-            bad.writestr(item, content)
+    rewrite_backup(backup, evil, MANIFEST, lambda _: b"[]")
     with pytest.raises(BackupFormatError):
         restore_backup(evil, target)
     assert not (target / DB_FILENAME).exists()

@@ -123,12 +123,17 @@ class Events:
         self.seen.append(event)
 
 
+def _new_store(repo: SessionRepository, kind: str) -> tuple[int, SessionStore, Events]:
+    """A new patient's session store, not opened yet: the patient, the store, what it reports."""
+    patient = repo.patients.create("Jeanne")
+    events = Events()
+    return patient.id, SessionStore(repo, patient.id, kind, InlineScheduler(), events), events
+
+
 def test_failed_session_start_queues_everything_without_blocking_each_save(
     repo: SessionRepository, locker: Locker
 ) -> None:
-    patient = repo.patients.create("Jeanne")
-    events = Events()
-    store = SessionStore(repo, patient.id, "repetition", InlineScheduler(), events)
+    patient_id, store, events = _new_store(repo, "repetition")
     locker.lock()
     store.open()  # waits for the lock once, then queues the session
     assert store.session_id is None
@@ -149,7 +154,7 @@ def test_failed_session_start_queues_everything_without_blocking_each_save(
     locker.release()
     store.close()  # the database is free: everything is written, in order
     assert repo.queue.queued_attempt_count() == 0
-    [session] = repo.sessions.all(patient.id)
+    [session] = repo.sessions.all(patient_id)
     assert session.ended_at is not None
     stored = repo.attempts.all(session_id=session.id)
     assert [a.transcript for a in stored] == ["essai 0", "essai 1", "essai 2"]
@@ -160,9 +165,7 @@ def test_failed_session_start_queues_everything_without_blocking_each_save(
 def test_save_after_the_lock_is_gone_catches_up_first(
     repo: SessionRepository, locker: Locker
 ) -> None:
-    patient = repo.patients.create("Jeanne")
-    events = Events()
-    store = SessionStore(repo, patient.id, "completion", InlineScheduler(), events)
+    _, store, events = _new_store(repo, "completion")
     store.open()
     locker.lock()
     store.save(lambda sid: make_record(sid, kind="completion"), make_clip())

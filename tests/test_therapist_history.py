@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
-from therapist_fixtures import SIGNAL_TIMEOUT_MS, USERNAME, log_in  # noqa: E402
+from therapist_fixtures import SIGNAL_TIMEOUT_MS, USERNAME, log_in, open_attempt  # noqa: E402
 
 from therapy_app import pause_tolerance  # noqa: E402
 from therapy_app.audio.clip import AudioClip  # noqa: E402
@@ -58,11 +58,6 @@ def _table_texts(view) -> list[list[str]]:  # noqa: ANN001
         [model.index(r, c).data() for c in range(model.columnCount())]
         for r in range(model.rowCount())
     ]
-
-
-def _open(qtbot, area: TherapistArea, attempt_id: int) -> None:
-    with qtbot.waitSignal(area.detail.attempt_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        area.open_attempt(attempt_id)
 
 
 def test_history_table_lists_sessions_newest_first(
@@ -160,7 +155,7 @@ def test_attempt_detail_shows_transcripts_and_scores(
     assert detail.no_edit.isVisibleTo(detail)
     assert detail.play_button.isEnabled()
     # A repetition attempt: target shown, no repetition editor.
-    _open(qtbot, unlocked_area, seeded_history.attempt_ids[0])
+    open_attempt(qtbot, unlocked_area, seeded_history.attempt_ids[0])
     assert detail.target.text() == fmt.quoted("Le chat dort sur le canapé.")
     assert "Le chat sort du canapé." in detail.alternatives.text()
     assert not detail.repetition_editor.isVisibleTo(detail)
@@ -173,9 +168,9 @@ def test_transcript_correction_is_saved_and_audited(
     unlocked_area: TherapistArea,
     therapist_repo: SessionRepository,
     seeded_history: SeededHistory,
+    short_attempt: int,
 ) -> None:
-    attempt_id = seeded_history.attempt_ids[3]  # "Le chat dort." for "Le chat dort sur le canapé."
-    _open(qtbot, unlocked_area, attempt_id)
+    attempt_id = short_attempt
     detail = unlocked_area.detail
     before = therapist_repo.attempts.get(attempt_id)
     detail.transcript_editor.edit.setText("Le chat dort sur le canapé.")
@@ -220,7 +215,7 @@ def test_repetition_transcript_correction(
     seeded_history: SeededHistory,
 ) -> None:
     free = seeded_history.attempt_ids[2]
-    _open(qtbot, unlocked_area, free)
+    open_attempt(qtbot, unlocked_area, free)
     editor = unlocked_area.detail.repetition_editor
     editor.edit.setText("hier je suis allé à la boulangerie")
     with qtbot.waitSignal(unlocked_area.detail.transcript_saved, timeout=SIGNAL_TIMEOUT_MS) as b:
@@ -239,7 +234,7 @@ def test_play_reads_the_recording_off_the_ui_thread(
     seeded_history: SeededHistory,
 ) -> None:
     attempt_id = seeded_history.attempt_ids[0]
-    _open(qtbot, unlocked_area, attempt_id)
+    open_attempt(qtbot, unlocked_area, attempt_id)
     player = FakePlayer()
     unlocked_area.detail.player = player
     with qtbot.waitSignal(unlocked_area.detail.playback_started, timeout=SIGNAL_TIMEOUT_MS):
@@ -259,7 +254,7 @@ def test_play_reads_the_recording_off_the_ui_thread(
 def test_play_without_speaker_says_so_in_french(
     qtbot, unlocked_area: TherapistArea, seeded_history: SeededHistory
 ) -> None:
-    _open(qtbot, unlocked_area, seeded_history.attempt_ids[0])
+    open_attempt(qtbot, unlocked_area, seeded_history.attempt_ids[0])
     error = AudioDeviceError("Aucun haut-parleur n'est disponible.", "Branchez un casque.")
     unlocked_area.detail.player = FakePlayer(error)
     with qtbot.waitSignal(unlocked_area.detail.message_shown, timeout=SIGNAL_TIMEOUT_MS) as b:

@@ -13,22 +13,15 @@ from therapist_fixtures import SIGNAL_TIMEOUT_MS, USERNAME  # noqa: E402
 from therapy_app.storage import SessionRepository  # noqa: E402
 
 if TYPE_CHECKING:
-    from therapist_fixtures import SeededHistory
-
     from therapy_app.gui.therapist import TherapistArea
 
 pytestmark = pytest.mark.gui
 
 
 def test_correction_recomputes_and_override_decides_the_verdict(
-    qtbot,
-    unlocked_area: TherapistArea,
-    therapist_repo: SessionRepository,
-    seeded_history: SeededHistory,
+    qtbot, unlocked_area: TherapistArea, therapist_repo: SessionRepository, short_attempt: int
 ) -> None:
-    attempt_id = seeded_history.attempt_ids[3]  # "Le chat dort." for "Le chat dort sur le canapé."
-    with qtbot.waitSignal(unlocked_area.detail.attempt_loaded, timeout=SIGNAL_TIMEOUT_MS):
-        unlocked_area.open_attempt(attempt_id)
+    attempt_id = short_attempt
     detail = unlocked_area.detail
     assert therapist_repo.attempts.get(attempt_id).success is False
     assert "échoué (calcul automatique)" in detail.verdict.state.text()

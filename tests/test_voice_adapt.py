@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from voice_fixtures import trainer_available
+from voice_fixtures import trainer_available, voice_decision
 
 from therapy_app import paths
 from therapy_app.errors import TherapyAppError
@@ -20,7 +20,7 @@ from therapy_app.model_store import sha256_file
 from therapy_app.storage import SessionRepository
 from therapy_app.voice import store
 from therapy_app.voice.adaptation import MIN_SAMPLES, NotEnoughRecordingsError, plan_adaptation
-from therapy_app.voice.model import AdaptProgress, VoiceDecision, VoiceFigures, VoiceSample
+from therapy_app.voice.model import AdaptProgress, VoiceFigures, VoiceSample
 from therapy_app.voice.runner import (
     TrainerCommand,
     TrainerProcess,
@@ -51,21 +51,6 @@ def _figures(wer: float, words_right: float, ta: float | None = None) -> VoiceFi
     return VoiceFigures(wer=wer, words_right=words_right, items=10, verdict_true_accept=ta)
 
 
-def _decision(adopted: bool, sha: str | None, scoring: bool = False) -> VoiceDecision:
-    return VoiceDecision(
-        adopted=adopted,
-        reason="test",
-        generic=_figures(0.3, 0.4, 0.8),
-        personal=_figures(0.1, 0.7, 0.9),
-        train_items=40,
-        held_out_items=10,
-        minutes=3.5,
-        created_at="2025-03-14T09:30:00+00:00",
-        scoring=scoring,
-        adapter_sha256=sha,
-    )
-
-
 @pytest.fixture
 def adapter(tmp_path: Path) -> Path:
     path = tmp_path / "trained" / "adapter.npz"
@@ -80,7 +65,7 @@ def adapter(tmp_path: Path) -> Path:
 def test_decision_round_trip_and_private_files(user_data_dir: Path, adapter: Path) -> None:
     assert store.last_decision(user_data_dir, 7) is None
     assert store.personal_model(user_data_dir, 7) is None
-    decision = _decision(True, sha256_file(adapter), scoring=True)
+    decision = voice_decision(sha256_file(adapter), scoring=True)
 
     store.save_decision(user_data_dir, 7, decision, adapter)
 
@@ -97,14 +82,14 @@ def test_decision_round_trip_and_private_files(user_data_dir: Path, adapter: Pat
 
 
 def test_altered_adapter_is_never_used(user_data_dir: Path, adapter: Path) -> None:
-    store.save_decision(user_data_dir, 1, _decision(True, sha256_file(adapter)), adapter)
+    store.save_decision(user_data_dir, 1, voice_decision(sha256_file(adapter)), adapter)
     kept = store.voice_dir(user_data_dir, 1) / store.ADAPTER_FILE
     kept.write_bytes(kept.read_bytes()[:-1] + b"\0")
     assert store.personal_model(user_data_dir, 1) is None
 
 
 def test_damaged_decision_means_generic(user_data_dir: Path, adapter: Path) -> None:
-    store.save_decision(user_data_dir, 1, _decision(True, sha256_file(adapter)), adapter)
+    store.save_decision(user_data_dir, 1, voice_decision(sha256_file(adapter)), adapter)
     (store.voice_dir(user_data_dir, 1) / store.DECISION_FILE).write_text("{not json")
     assert store.last_decision(user_data_dir, 1) is None
     assert store.personal_model(user_data_dir, 1) is None
@@ -112,16 +97,16 @@ def test_damaged_decision_means_generic(user_data_dir: Path, adapter: Path) -> N
 
 def test_adopted_decision_needs_its_adapter(user_data_dir: Path, adapter: Path) -> None:
     with pytest.raises(ValueError):
-        store.save_decision(user_data_dir, 1, _decision(True, "0" * 64), adapter)
+        store.save_decision(user_data_dir, 1, voice_decision("0" * 64), adapter)
     with pytest.raises(ValueError):
-        store.save_decision(user_data_dir, 1, _decision(True, sha256_file(adapter)), None)
+        store.save_decision(user_data_dir, 1, voice_decision(sha256_file(adapter)), None)
 
 
 def test_a_rejected_run_replaces_the_model_and_keeps_history(
     user_data_dir: Path, adapter: Path
 ) -> None:
-    store.save_decision(user_data_dir, 2, _decision(True, sha256_file(adapter)), adapter)
-    store.save_decision(user_data_dir, 2, _decision(False, None), adapter)
+    store.save_decision(user_data_dir, 2, voice_decision(sha256_file(adapter)), adapter)
+    store.save_decision(user_data_dir, 2, voice_decision(None, adopted=False), adapter)
 
     assert store.personal_model(user_data_dir, 2) is None
     assert not (store.voice_dir(user_data_dir, 2) / store.ADAPTER_FILE).exists()
@@ -132,12 +117,12 @@ def test_a_rejected_run_replaces_the_model_and_keeps_history(
 
 def test_history_is_bounded(user_data_dir: Path) -> None:
     for _ in range(store.HISTORY_KEPT + 3):
-        store.save_decision(user_data_dir, 3, _decision(False, None), None)
+        store.save_decision(user_data_dir, 3, voice_decision(None, adopted=False), None)
     assert len(store.history(user_data_dir, 3)) == store.HISTORY_KEPT
 
 
 def test_revert_and_undo(user_data_dir: Path, adapter: Path) -> None:
-    adopted = _decision(True, sha256_file(adapter), scoring=True)
+    adopted = voice_decision(sha256_file(adapter), scoring=True)
     store.save_decision(user_data_dir, 4, adopted, adapter)
 
     reverted = store.revert(user_data_dir, 4)
@@ -160,7 +145,7 @@ def test_revert_and_undo(user_data_dir: Path, adapter: Path) -> None:
 def test_revert_without_personal_model(user_data_dir: Path) -> None:
     with pytest.raises(TherapyAppError):
         store.revert(user_data_dir, 5)
-    store.save_decision(user_data_dir, 5, _decision(False, None), None)
+    store.save_decision(user_data_dir, 5, voice_decision(None, adopted=False), None)
     with pytest.raises(TherapyAppError):
         store.revert(user_data_dir, 5)
 
@@ -204,7 +189,7 @@ def test_status_of_a_patient(user_data_dir: Path, adapter: Path) -> None:
         status = store.voice_status(repository, patient.id)
         assert status.usable_total == 0 and status.decision is None
         assert not status.active and not status.running
-        decision = _decision(True, sha256_file(adapter))
+        decision = voice_decision(sha256_file(adapter))
         store.save_decision(user_data_dir, patient.id, decision, adapter)
         status = store.voice_status(repository, patient.id)
     assert status.decision == decision and status.active
@@ -631,7 +616,7 @@ def test_a_patients_exercises_use_their_personal_voice(qtbot: Any, user_data_dir
         jeanne = repository.patients.create("Jeanne")
         paul = repository.patients.create("Paul")
         sha = sha256_file(halting)
-        store.save_decision(user_data_dir, jeanne.id, _decision(True, sha, scoring=True), halting)
+        store.save_decision(user_data_dir, jeanne.id, voice_decision(sha, scoring=True), halting)
         window = MainWindow(repository, player=SilentPlayer(), load_steps=steps)
         qtbot.addWidget(window)
         try:

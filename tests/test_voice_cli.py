@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from cli_fixtures import assert_one_french_error, run_cli
-from voice_fixtures import trainer_available
+from voice_fixtures import trainer_available, voice_decision
 
 from therapy_app import model_store, paths
 from therapy_app.storage import SessionRepository
 from therapy_app.voice import store
 from therapy_app.voice.adaptation import MIN_SAMPLES
-from therapy_app.voice.model import VoiceDecision, VoiceFigures
+from therapy_app.voice.model import VoiceDecision
 from therapy_app.voice.runner import halting_adapter
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -63,19 +63,7 @@ def _adopt(data_dir: Path, patient_id: int, *, scoring: bool) -> str:
     if adapter is None:
         pytest.skip("no halting-speech adapter to stand for a personal one")
     sha = model_store.sha256_file(adapter)
-    figures = VoiceFigures(wer=0.3, words_right=0.5, items=6, verdict_true_accept=0.5)
-    decision = VoiceDecision(
-        adopted=True,
-        reason="Le modèle personnel reconnaît mieux ce patient.",
-        generic=figures,
-        personal=VoiceFigures(wer=0.1, words_right=0.8, items=6, verdict_true_accept=0.8),
-        train_items=24,
-        held_out_items=6,
-        minutes=2.0,
-        created_at="2025-03-14T09:30:00+00:00",
-        scoring=scoring,
-        adapter_sha256=sha,
-    )
+    decision = voice_decision(sha, scoring=scoring)
     store.save_decision(data_dir, patient_id, decision, adapter)
     return sha
 
@@ -206,7 +194,7 @@ def test_personal_model_used_then_reverted(user_data_dir: Path) -> None:
 
     assert "modèle utilisé : personnel" in status
     assert "  décision : modèle personnel adopté" in status
-    assert "  mots mal reconnus : modèle général 30 %, modèle personnel 10 %" in status
+    assert "  mots mal reconnus : modèle général 42 %, modèle personnel 18 %" in status
     assert "  jugement des réponses : modèle personnel" in status
     assert "canapé" in _ok(heard)[-1]
     assert "Modèle personnel de « Jeanne »" in heard.stderr

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from restore_fixtures import MANIFEST, rewrite_backup
 from storage_fixtures import FakeClock
 
 from therapy_app.asr.recognizer import Transcript
@@ -482,12 +483,7 @@ def test_voice_names_in_a_backup_are_checked(tmp_path: Path) -> None:
         add_enrolment(repo, patient, _clip(HUMAN / "lundi.wav"), "lundi", True)
         info = create_backup(repo, tmp_path / "b.therapy-backup")
     forged = tmp_path / "forged.therapy-backup"
-    with zipfile.ZipFile(info.path) as source, zipfile.ZipFile(forged, "w") as out:
-        for item in source.infolist():
-            data = source.read(item)
-            if item.filename == "manifest.json":
-                data = data.replace(b'"format": 2', b'"format": 1')
-            out.writestr(item, data)
+    rewrite_backup(info.path, forged, MANIFEST, lambda m: m.replace(b'"format": 2', b'"format": 1'))
     with pytest.raises(BackupFormatError):
         restore_backup(forged, tmp_path / "elsewhere")
 

@@ -21,6 +21,7 @@ pytest.importorskip("PySide6")
 
 from practice_fixtures import SpokenClips, require_models  # noqa: E402
 from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in, open_area  # noqa: E402
+from voice_fixtures import voice_decision  # noqa: E402
 
 from therapy_app.audio.recorder import Recorder, SoundDeviceSource  # noqa: E402
 from therapy_app.audio.wavio import read_wav  # noqa: E402
@@ -31,7 +32,7 @@ from therapy_app.storage import SessionRepository  # noqa: E402
 from therapy_app.voice import store  # noqa: E402
 from therapy_app.voice.adaptation import MIN_SAMPLES, AdaptationCancelledError  # noqa: E402
 from therapy_app.voice.enrolment import add_enrolment, samples_dir, stored_samples  # noqa: E402
-from therapy_app.voice.model import AdaptProgress, VoiceDecision, VoiceFigures  # noqa: E402
+from therapy_app.voice.model import AdaptProgress, VoiceDecision  # noqa: E402
 from therapy_app.voice.samples import usable_counts  # noqa: E402
 
 if TYPE_CHECKING:
@@ -116,21 +117,6 @@ def _adapter(folder: Path) -> Path:
     return path
 
 
-def _decision(adapter: Path | None, adopted: bool = True) -> VoiceDecision:
-    return VoiceDecision(
-        adopted=adopted,
-        reason="Moins de mots mal reconnus sur les enregistrements de contrôle.",
-        generic=VoiceFigures(wer=0.42, words_right=0.5, items=12, verdict_true_accept=0.6),
-        personal=VoiceFigures(wer=0.18, words_right=0.75, items=12, verdict_true_accept=0.9),
-        train_items=48,
-        held_out_items=12,
-        minutes=14.5,
-        created_at="2025-03-14T09:30:00+00:00",
-        scoring=False,
-        adapter_sha256=sha256_file(adapter) if adopted and adapter is not None else None,
-    )
-
-
 @pytest.fixture
 def voice_data(
     seeded_history: SeededHistory, therapist_repo: SessionRepository, tmp_path: Path
@@ -144,7 +130,7 @@ def voice_data(
     _enrol(therapist_repo, pid, WORDS[:3], ok=True)
     _enrol(therapist_repo, pid, WORDS[3:], ok=False)
     adapter = _adapter(tmp_path)
-    store.save_decision(therapist_repo.data_dir, pid, _decision(adapter), adapter)
+    store.save_decision(therapist_repo.data_dir, pid, voice_decision(sha256_file(adapter)), adapter)
     return seeded_history
 
 
@@ -330,7 +316,7 @@ def test_adapting_shows_the_progress_keeps_the_panel_usable_and_shows_the_decisi
     )
 
     adapter = _adapter(tmp_path)
-    better = _decision(adapter)
+    better = voice_decision(sha256_file(adapter))
     with qtbot.waitSignal(panel.adaptation_ended, timeout=SIGNAL_TIMEOUT_MS) as ended:
         run.finish(better, adapter)
     assert ended.args == [better]

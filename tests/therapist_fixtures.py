@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from storage_fixtures import FakeClock
 
+from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.wavio import read_wav
 from therapy_app.domain.attempt_record import AttemptRecord, Candidate
 from therapy_app.storage import Patient, SessionRepository
@@ -122,6 +123,16 @@ def seed_history(repo: SessionRepository, clock: FakeClock, speech_dir: Path) ->
     return SeededHistory(patient, other, session_ids, attempt_ids)
 
 
+def add_patient_with_attempt(
+    repo: SessionRepository, name: str, clip: AudioClip, **fields: object
+) -> int:
+    """A new patient ``name`` with one repetition attempt (``fields``, ``clip``): the attempt id."""
+    patient = repo.patients.create(name)
+    session = repo.sessions.start(patient.id, "repetition")
+    record = AttemptRecord(session_id=session.id, kind="repetition", **fields)  # type: ignore[arg-type]
+    return repo.attempts.add(record, clip)
+
+
 @pytest.fixture
 def therapist_clock(clock: FakeClock) -> FakeClock:
     """``storage_fixtures``' ``clock``: the repository's (starts at ``storage_fixtures.T0``)."""
@@ -190,11 +201,25 @@ def log_in(qtbot, area, username: str = USERNAME, password: str = PASSWORD) -> N
         area.login.submit_button.click()
 
 
+def open_attempt(qtbot, area, attempt_id: int) -> None:  # noqa: ANN001
+    """Open the attempt's detail page and wait until it shows the attempt."""
+    with qtbot.waitSignal(area.detail.attempt_loaded, timeout=SIGNAL_TIMEOUT_MS):
+        area.open_attempt(attempt_id)
+
+
 @pytest.fixture
 def unlocked_area(qtbot, seeded_history, therapist_area):  # noqa: ANN001, ANN201
     """``therapist_area`` on the seeded history, logged in, first patient selected."""
     log_in(qtbot, therapist_area)
     return therapist_area
+
+
+@pytest.fixture
+def short_attempt(qtbot, unlocked_area, seeded_history) -> int:  # noqa: ANN001
+    """The seeded "Le chat dort." (for "Le chat dort sur le canapé."), open in its detail page."""
+    attempt_id = seeded_history.attempt_ids[3]
+    open_attempt(qtbot, unlocked_area, attempt_id)
+    return attempt_id
 
 
 def pdf_text(path: Path) -> str:
