@@ -31,7 +31,6 @@ RESULTS = Path(__file__).resolve().parent / "results" / "verdict_calibration.jso
 FALSE_ACCEPT_COST = 3
 
 PRIOR_WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
-GAP_MODES = ("evidence", "raw")
 SLACKS = (0.5, 1.0, 1.5, 2.0, 3.0, 99.0)
 MARGINS = tuple(round(0.1 * i, 1) for i in range(26))
 """From 0: the target must at least beat every distractor."""
@@ -43,21 +42,18 @@ class Setting:
 
     Attributes:
         prior_weight: ``verdict.PRIOR_WEIGHT``.
-        gap_mode: "raw" compares the transcript on plain scores (the app's
-            rule), "evidence" with the prior taken off like the distractors.
         slack: ``verdict.TRANSCRIPT_SLACK``.
         margin: ``verdict.RANK_MARGIN`` (sentences and words said after the model).
         naming_margin: ``verdict.NAMING_RANK_MARGIN``.
     """
 
     prior_weight: float
-    gap_mode: str
     slack: float
     margin: float
     naming_margin: float
 
 
-PREVIOUS = Setting(0.0, "raw", 1.5, 1.1, 0.4)
+PREVIOUS = Setting(0.0, 1.5, 1.1, 0.4)
 """The rule before the prior was taken off (docs/decisions/0018 and 0019)."""
 
 
@@ -66,9 +62,7 @@ def _score(candidate: dict[str, Any], weight: float) -> float:
     return float(candidate["per_token"] - (0.0 if prior is None else weight * prior))
 
 
-def accepted(
-    row: dict[str, Any], weight: float, gap_mode: str, slack: float, margin: float
-) -> bool:
+def accepted(row: dict[str, Any], weight: float, slack: float, margin: float) -> bool:
     """The rule's verdict on one stored try under one setting."""
     candidates = row["candidates"]
     forms = [c for c in candidates if c["role"] == "form"]
@@ -80,8 +74,8 @@ def accepted(
         if wrong:
             found_margin = _score(best, weight) - max(_score(c, weight) for c in wrong)
         if heard:
-            gap_weight = weight if gap_mode == "evidence" else 0.0
-            gap = _score(best, gap_weight) - _score(heard[0], gap_weight)
+            # On plain scores, as the app compares the transcript.
+            gap = best["per_token"] - heard[0]["per_token"]
     return verdict.decide(
         row["wer"], found_margin, gap, rank_margin=margin, transcript_slack=slack
     ).success
@@ -105,33 +99,28 @@ def errors(rows: list[dict[str, Any]], accepts: list[bool]) -> tuple[int, int]:
 
 
 def _best_margin(
-    rows: list[dict[str, Any]], weight: float, mode: str, slack: float, current: float
+    rows: list[dict[str, Any]], weight: float, slack: float, current: float
 ) -> tuple[float, int, int]:
     options = []
     for margin in MARGINS:
-        fa, fr = errors(rows, [accepted(r, weight, mode, slack, margin) for r in rows])
+        fa, fr = errors(rows, [accepted(r, weight, slack, margin) for r in rows])
         options.append((FALSE_ACCEPT_COST * fa + fr, fa, abs(margin - current), margin, fr))
     cost, fa, _, margin, fr = min(options)
     return margin, fa, fr
 
 
 def choose(rows: list[dict[str, Any]]) -> tuple[Setting, list[dict[str, Any]]]:
-    """The best setting on ``rows`` and the best of each (weight, mode, slack), best first.
-
-    The chosen setting compares the transcript on plain scores (the app's rule:
-    the transcript is the decoder's own best string, and taking its prior off
-    rewards an odd one); the "evidence" mode is only reported.
-    """
+    """The best setting on ``rows`` and the best of each (weight, slack), best first."""
     naming = [r for r in rows if _naming(r)]
     others = [r for r in rows if not _naming(r)]
     table = []
-    for weight, mode, slack in itertools.product(PRIOR_WEIGHTS, GAP_MODES, SLACKS):
-        margin, fa1, fr1 = _best_margin(others, weight, mode, slack, verdict.RANK_MARGIN)
-        nmargin, fa2, fr2 = _best_margin(naming, weight, mode, slack, verdict.NAMING_RANK_MARGIN)
+    for weight, slack in itertools.product(PRIOR_WEIGHTS, SLACKS):
+        margin, fa1, fr1 = _best_margin(others, weight, slack, verdict.RANK_MARGIN)
+        nmargin, fa2, fr2 = _best_margin(naming, weight, slack, verdict.NAMING_RANK_MARGIN)
         fa, fr = fa1 + fa2, fr1 + fr2
         table.append(
             {
-                "setting": Setting(weight, mode, slack, margin, nmargin).__dict__,
+                "setting": Setting(weight, slack, margin, nmargin).__dict__,
                 "cost": FALSE_ACCEPT_COST * fa + fr,
                 "false_accepts": fa,
                 "false_rejects": fr,
@@ -145,8 +134,7 @@ def choose(rows: list[dict[str, Any]]) -> tuple[Setting, list[dict[str, Any]]]:
             (t["setting"]["prior_weight"], t["setting"]["slack"]) != current,
         )
     )
-    chosen = next(t for t in table if t["setting"]["gap_mode"] == "raw")
-    return Setting(**chosen["setting"]), table
+    return Setting(**table[0]["setting"]), table
 
 
 def breakdown(rows: list[dict[str, Any]], setting: Setting) -> list[dict[str, Any]]:
@@ -161,7 +149,6 @@ def breakdown(rows: list[dict[str, Any]], setting: Setting) -> list[dict[str, An
                 accepted(
                     r,
                     setting.prior_weight,
-                    setting.gap_mode,
                     setting.slack,
                     setting.naming_margin if _naming(r) else setting.margin,
                 )
@@ -189,12 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if any(r["split"] != "calibration" for r in rows):
         raise SystemExit("only calibration rows may be read here")
     best, table = choose(rows)
-    without_prior = next(
-        t
-        for t in table
-        if t["setting"]["prior_weight"] == 0.0 and t["setting"]["gap_mode"] == "raw"
-    )
-    evidence_gap = next(t for t in table if t["setting"]["gap_mode"] == "evidence")
+    without_prior = next(t for t in table if t["setting"]["prior_weight"] == 0.0)
     for t in table[:8]:
         print(json.dumps(t))
     print("best without the prior:", json.dumps(without_prior))
@@ -207,7 +189,6 @@ def main(argv: list[str] | None = None) -> int:
         "previous_breakdown": breakdown(rows, PREVIOUS),
         "best_without_prior": without_prior,
         "best_without_prior_breakdown": breakdown(rows, Setting(**without_prior["setting"])),
-        "best_with_evidence_gap": evidence_gap,
         "table": table,
     }
     write_report(args.out, report)

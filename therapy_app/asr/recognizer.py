@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +29,9 @@ from therapy_app.model_store import ASR_MODEL, ModelBundle, load_model, read_sid
 from therapy_app.voice.model import PersonalModel
 
 _LOGGER = logging.getLogger(__name__)
+
+_PRIOR_CACHE = 64
+"""Candidate lists whose scores on silence are kept (a few items' worth of tries)."""
 
 # Telegraphic-style context given to the decoder by default: it keeps Whisper from
 # "fluentising" halting speech (adding punctuation, inflecting bare infinitives).
@@ -126,7 +131,7 @@ class ScoredCandidate:
         rank: 1 for the best candidate.
         prior_per_token: mean log-probability per token of the same text given
             silence, when asked for (:meth:`SpeechRecognizer.score`'s
-            ``with_prior``): what the decoder expects with no speech at all.
+            ``priors_for``): what the decoder expects with no speech at all.
     """
 
     text: str
@@ -202,6 +207,8 @@ class SpeechRecognizer:
         # What transcribe() uses when given no options (benchmarks swap it to compare).
         self.default_options = DecodeOptions()
         self._silence: EncodedAudio | None = None
+        self._priors: OrderedDict[tuple[tuple[int, ...], ...], list[float]] = OrderedDict()
+        self._priors_lock = threading.Lock()
         t = config.tokens
         control = np.arange(t.eot + 1, config.n_vocab)  # every control and timestamp token
         self._suppress = np.union1d(np.asarray(config.suppress_ids, np.int64), control)
@@ -402,7 +409,7 @@ class SpeechRecognizer:
         audio: AudioClip | EncodedAudio,
         candidates: list[str],
         length_normalized: bool = True,
-        with_prior: bool = False,
+        priors_for: int = 0,
     ) -> list[ScoredCandidate]:
         """Rank expected texts by how likely the model finds them for this audio.
 
@@ -421,8 +428,8 @@ class SpeechRecognizer:
                 candidate ("moi" for "moi pas dormir nuit"): one unlikely
                 end-of-text costs less than the words still to come. Per token,
                 the full phrase won 28 of 30 prefix/substitution trials, the total 25.
-            with_prior: also score every candidate on one second of silence
-                (``prior_per_token``; the ranking is unchanged). The decoder
+            priors_for: how many of the leading candidates are also scored on
+                one second of silence (``prior_per_token``; the ranking is unchanged). The decoder
                 favours some texts whatever it hears (on short unclear clips,
                 "Aujourd'hui." beat most of Armelle's other words); the verdict
                 subtracts that prior (:func:`therapy_app.verdict.evidence`).
@@ -464,17 +471,40 @@ class SpeechRecognizer:
         totals = [float(sum(lps)) for lps in per_token]
         means = [total / len(lps) for total, lps in zip(totals, per_token, strict=True)]
         priors: list[float | None] = [None] * len(candidates)
-        if with_prior:
-            silent = score_sequences(
-                model, self._silence_encoding().cross, self.config.tokens.sot_sequence, sequences
-            )
-            priors = [float(sum(lps)) / len(lps) for lps in silent]
+        if priors_for > 0:
+            priors[:priors_for] = self._prior(model, sequences[:priors_for])
         keys = means if length_normalized else totals
         order = sorted(range(len(candidates)), key=lambda i: -keys[i])
         return [
             ScoredCandidate(candidates[i], totals[i], means[i], rank, priors[i])
             for rank, i in enumerate(order, start=1)
         ]
+
+    def _prior(self, model: WhisperOnnx, sequences: list[list[int]]) -> list[float]:
+        """Mean log-probability per token of each sequence on silence, kept for reuse.
+
+        The same item is scored at every settled pause of a try and at every
+        try: the same candidates in the same batches give the same numbers
+        (int8 scales are shared by a batch, so the key is the whole list). The
+        free transcript, different at each try, is left out by the caller.
+        """
+        key = tuple(tuple(s) for s in sequences)
+        if model is not self.model:
+            key = ((-1,), *key)  # the personal scoring gate: another decoder
+        with self._priors_lock:
+            found = self._priors.get(key)
+            if found is not None:
+                self._priors.move_to_end(key)
+                return found
+        silent = score_sequences(
+            model, self._silence_encoding().cross, self.config.tokens.sot_sequence, sequences
+        )
+        found = [float(sum(lps)) / len(lps) for lps in silent]
+        with self._priors_lock:
+            self._priors[key] = found
+            if len(self._priors) > _PRIOR_CACHE:
+                self._priors.popitem(last=False)
+        return found
 
     def _silence_encoding(self) -> EncodedAudio:
         # Computed on first use (one encoder run, ~0.3 s) and kept: the same for every try.

@@ -68,7 +68,7 @@ def rank_answer(
     candidates = list(dict.fromkeys([*forms, *rivals]))
     scores = {
         s.text: evidence(s.logprob_per_token, s.prior_per_token)
-        for s in recognizer.score(audio, candidates, with_prior=True)
+        for s in recognizer.score(audio, candidates, priors_for=len(candidates))
     }
     answer = max(forms, key=lambda f: scores[f])
     rival = max(rivals, key=lambda f: scores[f])

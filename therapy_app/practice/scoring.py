@@ -165,11 +165,11 @@ class EncodeOnce:
         audio: AudioClip | EncodedAudio,
         candidates: list[str],
         length_normalized: bool = True,
-        with_prior: bool = False,
+        priors_for: int = 0,
     ) -> list[ScoredCandidate]:
         """:meth:`SpeechRecognizer.score`, encoding through :meth:`encode`."""
         encoded = audio if isinstance(audio, EncodedAudio) else self.encode(audio)
-        return self.recognizer.score(encoded, candidates, length_normalized, with_prior)
+        return self.recognizer.score(encoded, candidates, length_normalized, priors_for)
 
 
 Recognizer = SpeechRecognizer | EncodeOnce
@@ -229,7 +229,10 @@ def score_try(
     roles = dict.fromkeys(forms, "form")
     for text, role in [*((w, "distractor") for w in wrong), *([(own, "heard")] if own else [])]:
         roles.setdefault(text, role)
-    found = recognizer.score(clip, list(roles), with_prior=True) if roles and clip.duration else []
+    # The transcript needs no prior (the gap is on plain scores): the others' are
+    # then the same at every try of the item, and computed once.
+    rivals = sum(role != "heard" for role in roles.values())
+    found = recognizer.score(clip, list(roles), priors_for=rivals) if roles and clip.duration else []
     scored = {
         c.text: CandidateScore(
             c.text,
