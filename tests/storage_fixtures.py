@@ -70,6 +70,11 @@ def make_record(session_id: int, **overrides: object) -> AttemptRecord:
     return AttemptRecord(**fields)  # type: ignore[arg-type]
 
 
+def make_utterance(session_id: int, **overrides: object) -> AttemptRecord:
+    """A free-speech attempt: no target sentence to score against; override any field."""
+    return make_record(session_id, kind="free_speech", target_text=None, **overrides)
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     """The repository's clock (starts at :data:`T0`); tests move it by hand."""

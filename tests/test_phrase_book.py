@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from storage_fixtures import FakeClock, make_record
+from storage_fixtures import FakeClock, make_utterance
 
 from therapy_app.phrases.book import (
     PhraseFileError,
@@ -25,9 +25,7 @@ def _choose(repo: SessionRepository, clock: FakeClock, patient_id: int, sentence
     """A free-speech attempt where the patient chose ``sentence``."""
     session = repo.sessions.start(patient_id, "free_speech")
     clock.advance(minutes=1)
-    repo.attempts.add(
-        make_record(session.id, kind="free_speech", target_text=None, chosen_sentence=sentence)
-    )
+    repo.attempts.add(make_utterance(session.id, chosen_sentence=sentence))
 
 
 def test_sources_in_order_without_duplicates(repo: SessionRepository, clock: FakeClock) -> None:

@@ -10,12 +10,14 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from storage_fixtures import FakeClock, make_clip, make_record
+from storage_fixtures import FakeClock, make_clip, make_record, make_utterance
 
 from therapy_app import pause_tolerance
+from therapy_app.domain.attempt_record import AttemptRecord
 from therapy_app.storage import (
     EXPORT_COLUMNS,
     METRIC_NAMES,
+    Attempt,
     SessionRepository,
     row_codec,
 )
@@ -233,15 +235,7 @@ def _fill_history(repository: SessionRepository, fake_clock: FakeClock) -> tuple
     fake_clock.advance(days=1)
     # Session 2 (free speech): one attempt with no reference.
     s2 = repository.sessions.start(patient.id, "free_speech")
-    repository.attempts.add(
-        make_record(
-            s2.id,
-            kind="free_speech",
-            target_text=None,
-            raw_transcript="pain acheter",
-            pause_ratio=None,
-        )
-    )
+    repository.attempts.add(make_utterance(s2.id, raw_transcript="pain acheter", pause_ratio=None))
     sessions.append(s2.id)
     fake_clock.advance(days=1)
     # Session 3 (repetition): no attempt yet.
@@ -281,25 +275,23 @@ def test_free_speech_utterance_is_not_scored_against_the_chosen_sentence(
 ) -> None:
     patient = repo.patients.create("Paul")
     session = repo.sessions.start(patient.id, "free_speech")
-    utterance = repo.attempts.get(
-        repo.attempts.add(
-            make_record(
-                session.id,
-                kind="free_speech",
-                target_text=None,
-                raw_transcript="femme manger pomme",
-                chosen_sentence="La femme mange une pomme.",
-            )
+
+    def stored(record: AttemptRecord) -> Attempt:
+        return repo.attempts.get(repo.attempts.add(record))
+
+    utterance = stored(
+        make_utterance(
+            session.id,
+            raw_transcript="femme manger pomme",
+            chosen_sentence="La femme mange une pomme.",
         )
     )
     assert utterance.metrics.wer is None and utterance.success is None
-    repetition = repo.attempts.get(
-        repo.attempts.add(
-            make_record(
-                session.id,
-                target_text="La femme mange une pomme.",
-                raw_transcript="la femme mange une pomme et une poire",
-            )
+    repetition = stored(
+        make_record(
+            session.id,
+            target_text="La femme mange une pomme.",
+            raw_transcript="la femme mange une pomme et une poire",
         )
     )
     summary = repo.history.summaries(patient.id)[0]

@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import stat
-import struct
+import wave
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -306,23 +306,11 @@ def _write_tone(path: Path, seconds: float, rate: int = 16_000, channels: int = 
     frames = int(seconds * rate)
     tone = (0.2 * np.sin(np.arange(frames) * 2 * np.pi * 220 / rate)).astype(np.float32)
     pcm = (np.repeat(tone[:, None], channels, axis=1) * 32767).astype("<i2").tobytes()
-    header = struct.pack(
-        "<4sI4s4sIHHIIHH4sI",
-        b"RIFF",
-        36 + len(pcm),
-        b"WAVE",
-        b"fmt ",
-        16,
-        1,
-        channels,
-        rate,
-        rate * 2 * channels,
-        2 * channels,
-        16,
-        b"data",
-        len(pcm),
-    )
-    path.write_bytes(header + pcm)
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(channels)
+        wav.setsampwidth(2)
+        wav.setframerate(rate)
+        wav.writeframes(pcm)
 
 
 def test_import_creates_the_profile_and_skips_bad_lines(

@@ -112,46 +112,49 @@ def _french_errors(archive: Path, base: Path) -> Iterator[None]:
         raise not_a_backup(f"reading {archive}: {exc!r}"[:300]) from exc
 
 
+# What the disk said, in the therapist's words: (errno values, message, what to do).
+_DISK_FAULTS: tuple[tuple[frozenset[int], str, str], ...] = (
+    (
+        frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", -1), errno.EFBIG}),
+        "Il n'y a pas assez de place pour restaurer la sauvegarde "
+        "(disque plein, ou fichier trop grand pour ce système).",
+        "Libérez de la place sur le disque des données, puis réessayez.",
+    ),
+    (
+        frozenset({errno.EROFS, errno.EACCES, errno.EPERM}),
+        "Le dossier des données est en lecture seule : la sauvegarde ne peut pas y être restaurée.",
+        "Vérifiez les droits d'accès au dossier des données.",
+    ),
+    (
+        frozenset({errno.ENOTDIR, errno.EISDIR, errno.EEXIST}),
+        "Un fichier occupe la place d'un dossier des données (ou l'inverse).",
+        "Renommez ou déplacez-le, puis réessayez.",
+    ),
+    (
+        frozenset({errno.ENAMETOOLONG}),
+        "Le chemin du dossier des données est trop long pour ce disque.",
+        "Choisissez un dossier des données plus court.",
+    ),
+)
+
+
 def _disk_error(exc: OSError, archive: Path, base: Path) -> TherapyAppError:
-    detail = f"restoring {archive} into {base}: {exc}"
-    unchanged = "Rien n'a été modifié."
-    code = exc.errno
-    if exc.filename is not None and Path(os.fsdecode(exc.filename)) == archive:
-        return StorageUnavailableError(
-            "Le fichier de sauvegarde ne peut pas être lu.",
-            f"Vérifiez que le support est branché et lisible, puis réessayez. {unchanged}",
-            detail,
-        )
-    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", -1), errno.EFBIG):
-        return StorageUnavailableError(
-            "Il n'y a pas assez de place pour restaurer la sauvegarde "
-            "(disque plein, ou fichier trop grand pour ce système).",
-            f"Libérez de la place sur le disque des données, puis réessayez. {unchanged}",
-            detail,
-        )
-    if code in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return StorageUnavailableError(
-            "Le dossier des données est en lecture seule : la sauvegarde ne peut pas y être "
-            "restaurée.",
-            f"Vérifiez les droits d'accès au dossier des données. {unchanged}",
-            detail,
-        )
-    if code in (errno.ENOTDIR, errno.EISDIR, errno.EEXIST):
-        return StorageUnavailableError(
-            "Un fichier occupe la place d'un dossier des données (ou l'inverse).",
-            f"Renommez ou déplacez-le, puis réessayez. {unchanged}",
-            detail,
-        )
-    if code == errno.ENAMETOOLONG:
-        return StorageUnavailableError(
-            "Le chemin du dossier des données est trop long pour ce disque.",
-            f"Choisissez un dossier des données plus court. {unchanged}",
-            detail,
-        )
-    return StorageUnavailableError(
+    message, hint = (
         "La sauvegarde n'a pas pu être restaurée : le disque a signalé une erreur.",
-        f"Vérifiez que les disques sont branchés, puis réessayez. {unchanged}",
-        detail,
+        "Vérifiez que les disques sont branchés, puis réessayez.",
+    )
+    if exc.filename is not None and Path(os.fsdecode(exc.filename)) == archive:
+        message, hint = (
+            "Le fichier de sauvegarde ne peut pas être lu.",
+            "Vérifiez que le support est branché et lisible, puis réessayez.",
+        )
+    else:
+        for codes, fault, remedy in _DISK_FAULTS:
+            if exc.errno in codes:
+                message, hint = fault, remedy
+                break
+    return StorageUnavailableError(
+        message, f"{hint} Rien n'a été modifié.", f"restoring {archive} into {base}: {exc}"
     )
 
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from therapy_app.gui.repository_widget import RepositoryWidget
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.formatting import short_datetime
@@ -66,7 +67,7 @@ def change_label(change: PatientChange) -> str:
     return f"{short_datetime(change.changed_at)} · {what} ({change.editor})"
 
 
-class PatientPanel(QWidget):
+class PatientPanel(RepositoryWidget):
     """Manages the selected patient.
 
     Args:
@@ -95,9 +96,7 @@ class PatientPanel(QWidget):
         editor: Callable[[], str],
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
+        super().__init__(repository, runner, parent)
         self._editor = editor
         self._patient: Patient | None = None
 

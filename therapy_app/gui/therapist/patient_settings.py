@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QWidget
 
 from therapy_app import pause_tolerance
+from therapy_app.gui.repository_widget import RepositoryWidget
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.style import set_role
@@ -36,7 +37,7 @@ GENDER_HELP = (
 )
 
 
-class PatientSettings(QWidget):
+class PatientSettings(RepositoryWidget):
     """The patient's pause tolerance (seconds) and agreement, each saved when changed.
 
     Args:
@@ -59,9 +60,7 @@ class PatientSettings(QWidget):
         *,
         editor: Callable[[], str] | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
+        super().__init__(repository, runner, parent)
         self._editor = editor
         self._patient: Patient | None = None
         title = QLabel(PAUSE_LABEL + " :")

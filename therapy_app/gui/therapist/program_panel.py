@@ -29,6 +29,7 @@ from therapy_app.domain.programs import (
     ProgramStep,
 )
 from therapy_app.exercises import ExerciseContent, default_content
+from therapy_app.gui.repository_widget import RepositoryWidget
 from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
@@ -102,7 +103,7 @@ class StepRow(QWidget):
         self.theme.setCurrentIndex(max(self.theme.findData(category), 0))
 
 
-class ProgramPanel(QWidget):
+class ProgramPanel(RepositoryWidget):
     """Edits the selected patient's program; "Enregistrer le programme" stores it.
 
     Args:
@@ -131,9 +132,7 @@ class ProgramPanel(QWidget):
         content: ExerciseContent | None = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
+        super().__init__(repository, runner, parent)
         self._editor = editor
         self._patient: Patient | None = None
         content = content or default_content()
