@@ -654,8 +654,9 @@ def naming(data: Json) -> list[str]:
     margins = [k for k in verdict["held_out_half"]]
     out += [
         "Practice verdict (VAD, transcript, both rules): true accept / false accept, per "
-        f"rank margin; naming's margin is {verdict['naming_rank_margin']} (chosen on half of "
-        f"the words), the sentences' {verdict['repetition_rank_margin']}.",
+        f"rank margin; naming's margin is {verdict['naming_rank_margin']} (every one-word "
+        f"target's, chosen by `benchmarks/verdict_calibration.py`), the sentences' "
+        f"{verdict['repetition_rank_margin']}.",
         "",
     ]
     rows = []
