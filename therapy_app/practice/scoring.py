@@ -222,8 +222,8 @@ def score_try(
     wrong = [
         c for c in dict.fromkeys(as_sentence(d) for d in distractors if d.strip()) if c not in forms
     ]
-    # Written like the forms: scored as transcribed (lower case, no stop), a
-    # garbled transcript took a low prior and so an evidence it did not earn.
+    # Written like the forms: as transcribed (lower case, no stop) it scored lower
+    # for its writing alone, which loosened the transcript check.
     own = as_sentence(heard)
     # Forms, distractors, transcript: in this order (the int8 decoder's batch matters).
     roles = dict.fromkeys(forms, "form")
@@ -232,7 +232,9 @@ def score_try(
     # The transcript needs no prior (the gap is on plain scores): the others' are
     # then the same at every try of the item, and computed once.
     rivals = sum(role != "heard" for role in roles.values())
-    found = recognizer.score(clip, list(roles), priors_for=rivals) if roles and clip.duration else []
+    found = []
+    if roles and clip.duration:
+        found = recognizer.score(clip, list(roles), priors_for=rivals)
     scored = {
         c.text: CandidateScore(
             c.text,
