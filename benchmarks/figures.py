@@ -129,53 +129,51 @@ def halting(data: Json) -> list[str]:
         out += table(["set", title, "n", "heard WER", "exact", "chrF"], rows)
     human = data.get("human_allowed")
     if human:
-        out += [
+        out += _measures(
             "Human speech, allowed for tuning (Armelle, `asterisk-prompt-fr-armelle`, "
             "8 kHz telephone prompts):",
-            "",
-        ]
-        out += table(
-            ["measure", "n", "value"],
             [
-                [
+                (
                     "isolated words transcribed right",
-                    str(human["armelle_words_n"]),
+                    human["armelle_words_n"],
                     pct(human["armelle_words_right"]),
-                ],
-                [
+                ),
+                (
                     "her words joined with 0.6–2.5 s pauses, WER",
-                    str(human["armelle_halting_n"]),
+                    human["armelle_halting_n"],
                     num(human["armelle_halting_wer"], 1, "%"),
-                ],
+                ),
             ],
         )
     independent = data.get("independent")
     if independent:
-        out += [
+        prompts = independent["read_prompts_n"]
+        out += _measures(
             "Reserved human recordings (`--independent`; reported, nothing chosen on them):",
-            "",
-        ]
-        out += table(
-            ["measure", "n", "value"],
             [
-                [
+                (
                     "read prompts (`asterisk-core-sounds-fr`), WER, app defaults",
-                    str(independent["read_prompts_n"]),
+                    prompts,
                     num(independent["read_prompts_wer_default"], 1, "%"),
-                ],
-                [
+                ),
+                (
                     "read prompts, WER, Whisper's own options (beam 5, no prompt, punctuation)",
-                    str(independent["read_prompts_n"]),
+                    prompts,
                     num(independent["read_prompts_wer_plain_beam5"], 1, "%"),
-                ],
-                [
+                ),
+                (
                     "isolated nouns (`ktuberling-data`) transcribed right",
-                    str(independent["isolated_nouns_n"]),
+                    independent["isolated_nouns_n"],
                     pct(independent["isolated_nouns_right"]),
-                ],
+                ),
             ],
         )
     return out
+
+
+def _measures(intro: str, rows: Sequence[tuple[str, object, str]]) -> list[str]:
+    """One line of introduction, then a "measure | n | value" table."""
+    return [intro, "", *table(["measure", "n", "value"], [[m, str(n), v] for m, n, v in rows])]
 
 
 def speech(data: Json) -> list[str]:
