@@ -46,7 +46,7 @@ from therapy_app.vad.silero import WINDOW, EndOfSpeechDetector, segments_from_pr
 
 HUMAN_DIR = Path(__file__).resolve().parent / "data" / "human"
 
-MARGIN_NOISE = 0.45
+MARGIN_NOISE = 0.6
 """How far the live margin may be from the played file's.
 
 Not a loss: the recogniser's margin moves when the same audio starts a few
@@ -54,7 +54,10 @@ milliseconds later (measured: "un chapeau" 0.41-0.65 with 0-28 ms of silence
 added in 4 ms steps; the captured audio starts at an arbitrary sample of the
 VAD's 32 ms windows). The tries below keep at least this far from the rule's
 threshold, so that their verdict is not a matter of timing; over 16 offsets
-the largest gap measured for them was 0.31.
+the largest gap measured for them was 0.31 before the prior was taken off the
+scores. With it, when the best distractor changes between two close ones the
+margin also moves by their difference on silence: her "lundi" for "dimanche"
+gave -0.45 live and 0.01 as a file in one clean run (both rejected).
 """
 
 # (exercise, target, who says what): right and wrong answers, away from the threshold.
