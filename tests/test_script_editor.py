@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -42,8 +43,8 @@ def patient(therapist_repo: SessionRepository):
 
 
 @pytest.fixture
-def editor(qtbot, therapist_repo, therapist_runner, patient):
-    widget = ScriptEditor(therapist_repo, therapist_runner)
+def editor(qtbot, therapist_context, patient):
+    widget = ScriptEditor(therapist_context)
     qtbot.addWidget(widget)
     widget.resize(1100, 700)
     widget.show()
@@ -182,9 +183,7 @@ def test_unsaved_changes_are_not_dropped_without_asking(qtbot, editor) -> None:
 
 
 @pytest.mark.slow
-def test_listen_says_a_line_with_the_apps_voice(
-    qtbot, therapist_repo, therapist_runner, patient
-) -> None:
+def test_listen_says_a_line_with_the_apps_voice(qtbot, therapist_context, patient) -> None:
     from practice_fixtures import SpokenClips, make_services
 
     from therapy_app.gui.therapist.voice_recording import EnrolmentAudio
@@ -193,7 +192,7 @@ def test_listen_says_a_line_with_the_apps_voice(
     player = SilentPlayer()
     services = make_services(SpokenClips(), player)
     editor = ScriptEditor(
-        therapist_repo, therapist_runner, lambda: EnrolmentAudio.from_services(services)
+        replace(therapist_context, audio=lambda: EnrolmentAudio.from_services(services))
     )
     qtbot.addWidget(editor)
     editor.show()

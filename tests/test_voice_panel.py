@@ -140,11 +140,11 @@ def _voice_area(qtbot, repo, runner, **kwargs) -> TherapistArea:  # noqa: ANN001
     return area
 
 
-def _panel(qtbot, repo, runner, runs, patient, start=None) -> VoicePanel:  # noqa: ANN001
+def _panel(qtbot, context, runs, patient, start=None) -> VoicePanel:  # noqa: ANN001
     """A VoicePanel with the test's run registry (and trainer), showing ``patient``."""
     from therapy_app.gui.therapist.voice_panel import VoicePanel
 
-    panel = VoicePanel(repo, runner, runs=runs, start=start)
+    panel = VoicePanel(context, runs=runs, start=start)
     qtbot.addWidget(panel)
     panel.show()
     with qtbot.waitSignal(panel.status_loaded, timeout=SIGNAL_TIMEOUT_MS):
@@ -152,10 +152,10 @@ def _panel(qtbot, repo, runner, runs, patient, start=None) -> VoicePanel:  # noq
     return panel
 
 
-def _adapting(qtbot, repo, runner, runs, patient) -> tuple[VoicePanel, ScriptedRun]:  # noqa: ANN001
+def _adapting(qtbot, context, runs, patient) -> tuple[VoicePanel, ScriptedRun]:  # noqa: ANN001
     """A :func:`_panel` on ``patient`` whose scripted adaptation has started."""
-    run = ScriptedRun(repo, patient.id)
-    panel = _panel(qtbot, repo, runner, runs, patient, lambda r, p: run)
+    run = ScriptedRun(context.repository, patient.id)
+    panel = _panel(qtbot, context, runs, patient, lambda r, p: run)
     with qtbot.waitSignal(panel.adaptation_started, timeout=SIGNAL_TIMEOUT_MS):
         panel.adapt()
     return panel, run
@@ -279,7 +279,7 @@ def test_revert_asks_first_then_the_generic_model_is_used_and_can_be_taken_back(
 
 
 def test_adapting_shows_the_progress_keeps_the_panel_usable_and_shows_the_decision(
-    qtbot, voice_data, therapist_repo, therapist_runner, runs, tmp_path
+    qtbot, voice_data, therapist_repo, therapist_runner, therapist_context, runs, tmp_path
 ) -> None:
     pid = voice_data.patient.id
     run = ScriptedRun(therapist_repo, pid)
@@ -291,7 +291,7 @@ def test_adapting_shows_the_progress_keeps_the_panel_usable_and_shows_the_decisi
 
     area = _voice_area(qtbot, therapist_repo, therapist_runner)
     # The area's panel with the scripted trainer and this test's registry.
-    panel = _panel(qtbot, therapist_repo, therapist_runner, runs, voice_data.patient, start)
+    panel = _panel(qtbot, therapist_context, runs, voice_data.patient, start)
     with qtbot.waitSignal(panel.adaptation_started, timeout=SIGNAL_TIMEOUT_MS):
         panel.adapt_button.click()
     assert started == [pid]
@@ -329,9 +329,9 @@ def test_adapting_shows_the_progress_keeps_the_panel_usable_and_shows_the_decisi
 
 
 def test_annuler_stops_the_run_and_says_it_resumes(
-    qtbot, voice_data, therapist_repo, therapist_runner, runs
+    qtbot, voice_data, therapist_repo, therapist_context, runs
 ) -> None:
-    panel, run = _adapting(qtbot, therapist_repo, therapist_runner, runs, voice_data.patient)
+    panel, run = _adapting(qtbot, therapist_context, runs, voice_data.patient)
     with qtbot.waitSignal(panel.adaptation_ended, timeout=SIGNAL_TIMEOUT_MS) as ended:
         panel.cancel_button.click()
     assert ended.args == [None] and run.cancel_calls == 1
@@ -342,9 +342,9 @@ def test_annuler_stops_the_run_and_says_it_resumes(
 
 
 def test_a_run_outlives_the_area_and_stops_when_the_app_quits(
-    qtbot, voice_data, therapist_repo, therapist_runner, runs
+    qtbot, voice_data, therapist_context, runs
 ) -> None:
-    first, run = _adapting(qtbot, therapist_repo, therapist_runner, runs, voice_data.patient)
+    first, run = _adapting(qtbot, therapist_context, runs, voice_data.patient)
     run.report(AdaptProgress("train", 10, 100, eta_s=600.0))
     qtbot.waitUntil(lambda: first.progress.value() == 10, timeout=SIGNAL_TIMEOUT_MS)
     first.close()
@@ -352,7 +352,7 @@ def test_a_run_outlives_the_area_and_stops_when_the_app_quits(
     qtbot.wait(50)
     assert run.cancel_calls == 0
 
-    again = _panel(qtbot, therapist_repo, therapist_runner, runs, voice_data.patient)
+    again = _panel(qtbot, therapist_context, runs, voice_data.patient)
     assert again.progress.isVisible() and again.progress.value() == 10
     assert not again.adapt_button.isEnabled()
 

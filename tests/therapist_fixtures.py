@@ -169,6 +169,15 @@ def therapist_runner(qtbot):  # noqa: ANN001, ANN201 - qtbot comes from pytest-q
     runner.shutdown()
 
 
+@pytest.fixture
+def therapist_context(therapist_repo, therapist_runner):  # noqa: ANN001, ANN201
+    """What the area gives a panel: ``therapist_repo``, ``therapist_runner``, logged in as
+    :data:`USERNAME`, no loaded voice (a panel under test alone loads its own)."""
+    from therapy_app.gui.therapist.context import TherapistContext
+
+    return TherapistContext(therapist_repo, therapist_runner, lambda: USERNAME)
+
+
 def open_area(qtbot, repository: SessionRepository, runner, **kwargs):  # noqa: ANN001, ANN201
     """A shown TherapistArea whose login page knows whether an account exists.
 

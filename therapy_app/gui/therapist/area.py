@@ -26,6 +26,7 @@ from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.attempt_detail import AttemptDetail
 from therapy_app.gui.therapist.backup_panel import BackupPanel
 from therapy_app.gui.therapist.charts import SCRIPTS_GROUP, ProgressPanel
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.custom_list_editing import CheckedCustomListPanel
 from therapy_app.gui.therapist.exports_panel import ExportPanel
 from therapy_app.gui.therapist.failures import error_text
@@ -35,7 +36,6 @@ from therapy_app.gui.therapist.patient_items import ARCHIVED_SUFFIX as ARCHIVED_
 from therapy_app.gui.therapist.patient_items import avatar_icon as avatar_icon
 from therapy_app.gui.therapist.patient_items import show_patient_item
 from therapy_app.gui.therapist.patient_panel import PatientPanel
-from therapy_app.gui.therapist.patient_settings import PatientSettings
 from therapy_app.gui.therapist.program_panel import ProgramPanel
 from therapy_app.gui.therapist.recovery import NewCodeButton, RecoveryCodeBox, ResetPasswordPage
 from therapy_app.gui.therapist.script_editor import GROUP as SCRIPT_EDITOR_GROUP
@@ -170,31 +170,30 @@ class TherapistArea(QWidget):
         self._login_stale = False
         apply_style(self)
 
-        self.login = LoginPage(repository, self._runner)
-        self.history = HistoryPanel(repository, self._runner)
-        self.detail = AttemptDetail(repository, self._runner, lambda: self._username or "")
-        self.progress = ProgressPanel(repository, self._runner)
-        self.exports = ExportPanel(repository, self._runner)
-        self.backup = BackupPanel(repository, self._runner)
-        self.patient_settings = PatientSettings(repository, self._runner, editor=self._editor_name)
+        # « Enregistrer la voix » and the scripts' « Écouter » use the window's voice.
+        context = TherapistContext(
+            repository,
+            self._runner,
+            self._editor_name,
+            audio if audio is not None else lambda: _window_audio(self),
+        )
+        self.login = LoginPage(context)
+        self.history = HistoryPanel(context)
+        self.detail = AttemptDetail(context)
+        self.progress = ProgressPanel(context)
+        self.exports = ExportPanel(context)
+        self.backup = BackupPanel(context)
+        self.program = ProgramPanel(context)
+        self.patient_settings = self.program.patient_settings
         self.patient_settings.saved.connect(self._on_patient_saved)
-        editor = self._editor_name
-        self.program = ProgramPanel(repository, self._runner, editor, self.patient_settings)
-        self.custom_lists = CheckedCustomListPanel(repository, self._runner, editor)
-        self.patient_panel = PatientPanel(repository, self._runner, editor)
-        self.voice = VoicePanel(
-            repository, self._runner, audio if audio is not None else lambda: _window_audio(self)
-        )
-        # The patient's dialogue scripts; « Écouter » uses the window's voice.
-        self.scripts = ScriptEditor(
-            repository, self._runner, audio if audio is not None else lambda: _window_audio(self)
-        )
-        self.reset_page = ResetPasswordPage(repository, self._runner)
+        self.custom_lists = CheckedCustomListPanel(context)
+        self.patient_panel = PatientPanel(context)
+        self.voice = VoicePanel(context)
+        self.scripts = ScriptEditor(context)  # the patient's dialogue scripts
+        self.reset_page = ResetPasswordPage(context)
         self.code_box = RecoveryCodeBox()
         self._new_code: str | None = None
-        self.new_code_button = NewCodeButton(
-            repository, self._runner, self._editor_name, self.code_box
-        )
+        self.new_code_button = NewCodeButton(context, self.code_box)
 
         self.patient_list = QListWidget()
         self.patient_list.setIconSize(QSize(36, 36))

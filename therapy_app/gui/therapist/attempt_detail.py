@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -22,8 +21,8 @@ from therapy_app.audio.player import Player
 from therapy_app.audio.wavio import read_wav
 from therapy_app.domain.attempt_record import Candidate
 from therapy_app.exports.labels import exercise_label
-from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import UNEXPECTED, error_text
 from therapy_app.gui.therapist.style import section_label, set_role, show_status
 from therapy_app.gui.therapist.transcript_editor import (
@@ -34,7 +33,7 @@ from therapy_app.gui.therapist.transcript_editor import (
     value_label,
 )
 from therapy_app.gui.therapist.verdict_override import VerdictOverride
-from therapy_app.storage import Attempt, SessionRepository
+from therapy_app.storage import Attempt
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -59,9 +58,8 @@ class AttemptDetail(QWidget):
     """The detail screen of one attempt.
 
     Args:
-        repository: the data.
-        runner: the application's task runner (queries and playback run on it).
-        editor_name: returns the logged-in therapist's username, recorded with edits.
+        context: the data, the task runner (queries and playback run on it) and
+            the logged-in therapist, recorded with edits.
 
     Attributes:
         player: plays recordings; tests replace it with a fake.
@@ -81,17 +79,11 @@ class AttemptDetail(QWidget):
     message_shown = Signal(str)
     playback_started = Signal(int)
 
-    def __init__(
-        self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        editor_name: Callable[[], str],
-        parent: QWidget | None = None,
-    ) -> None:
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
-        self._editor_name = editor_name
+        self._repository = context.repository
+        self._runner = context.runner
+        self._editor = context.editor
         self._view: AttemptView | None = None
         self.player: Any = Player()
         self._poll = QTimer(self)
@@ -302,7 +294,7 @@ class AttemptDetail(QWidget):
         if new_text == (current or ""):
             self._show_status("Aucun changement à enregistrer.")
             return
-        editor = self._editor_name()
+        editor = self._editor()
         attempt_id = attempt.id
 
         def work() -> AttemptView:
@@ -327,7 +319,7 @@ class AttemptDetail(QWidget):
         """Store the therapist's verdict (None: back to the rule), audited by storage."""
         if self._view is None:
             return
-        attempt_id, editor = self._view.attempt.id, self._editor_name()
+        attempt_id, editor = self._view.attempt.id, self._editor()
 
         def work() -> AttemptView:
             self._repository.attempts.override_verdict(attempt_id, success, editor)

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui.repository_widget import RepositoryWidget
-from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.exports_panel import documents_folder
 from therapy_app.gui.therapist.failures import therapist_text
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
@@ -104,10 +104,8 @@ class BackupPanel(RepositoryWidget):
     restored = Signal(str)
     restore_failed = Signal(str)
 
-    def __init__(
-        self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(repository, runner, parent)
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
+        super().__init__(context.repository, context.runner, parent)
         # Set on the database worker once the app's connection is closed for the switch.
         self._repository_closed = threading.Event()
         self.last_label = QLabel()

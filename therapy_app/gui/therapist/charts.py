@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBox
 
 from therapy_app.exports.labels import CHART_METRICS, EXERCISE_LABELS, ChartMetric
 from therapy_app.gui.repository_widget import RepositoryWidget
-from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.script_progress_table import ScriptProgressTable
 from therapy_app.gui.therapist.style import SERIES_COLOURS
@@ -179,10 +179,8 @@ class ProgressPanel(RepositoryWidget):
     scripts_updated = Signal(int)
     failed = Signal(str)
 
-    def __init__(
-        self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(repository, runner, parent)
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
+        super().__init__(context.repository, context.runner, parent)
         self._patient_id: int | None = None
         self.series: dict[str, list[ProgressPoint]] = {}
 

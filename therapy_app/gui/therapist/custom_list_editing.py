@@ -8,13 +8,13 @@ back to the top). The checks live here, over :class:`CustomListPanel`.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QSizePolicy
+from PySide6.QtWidgets import QMessageBox, QSizePolicy, QWidget
 
 from therapy_app.domain.programs import CustomItem
 from therapy_app.gui.therapist.confirm import ask_first
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.custom_list_panel import CustomListPanel
 from therapy_app.gui.therapist.phrase_book_panel import PhraseBookPanel
 from therapy_app.naming.bank import default_bank
@@ -32,7 +32,8 @@ narrows the panel, so its help takes a line more at 1366×768."""
 class CheckedCustomListPanel(CustomListPanel):
     """:class:`CustomListPanel` that refuses a sentence as a "Mot" and confirms each removal.
 
-    Same arguments and signals as :class:`CustomListPanel`.
+    Same arguments and signals as :class:`CustomListPanel`; the phrase book
+    shares its context.
 
     Attributes:
         confirm_box: the open "Retirer … ?" question (None when none is open).
@@ -42,9 +43,9 @@ class CheckedCustomListPanel(CustomListPanel):
 
     phrase_book: PhraseBookPanel
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.phrase_book = PhraseBookPanel(self._repository, self._runner, self._editor)
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent)
+        self.phrase_book = PhraseBookPanel(context)
         # A sentence added, removed or imported changes the phrase book.
         self.items_loaded.connect(lambda _count: self.phrase_book.reload())
         self.confirm_box: QMessageBox | None = None

@@ -29,13 +29,13 @@ from therapy_app.exports.custom_lists import (
     import_patient_lists,
     read_list_file,
 )
-from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.exports_panel import documents_folder, file_slug
 from therapy_app.gui.therapist.failures import UNEXPECTED, error_text
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.naming.bank import default_bank
 from therapy_app.practice.naming_plan import own_pictures
-from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage import Patient
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -69,9 +69,8 @@ class CustomListPanel(QGroupBox):
     """The selected patient's custom list.
 
     Args:
-        repository: the data.
-        runner: the application's task runner.
-        editor: returns the logged-in therapist's name (for the audit of imports).
+        context: the data, the task runner and the logged-in therapist (for the
+            audit of imports).
 
     Signals:
         items_loaded(int): the list on screen (count) after any change.
@@ -81,17 +80,11 @@ class CustomListPanel(QGroupBox):
     items_loaded = Signal(int)
     failed = Signal(str)
 
-    def __init__(
-        self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        editor: Callable[[], str],
-        parent: QWidget | None = None,
-    ) -> None:
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
         super().__init__("Mots et phrases du patient", parent)
-        self._repository = repository
-        self._runner = runner
-        self._editor = editor
+        self._repository = context.repository
+        self._runner = context.runner
+        self._editor = context.editor
         self._patient: Patient | None = None
         help_label = QLabel(HELP)
         help_label.setWordWrap(True)

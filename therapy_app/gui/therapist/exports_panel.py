@@ -30,12 +30,12 @@ from PySide6.QtWidgets import (
 from therapy_app.exports import build_report_data, export_attempts_csv, export_patient_chat
 from therapy_app.exports.labels import EXERCISE_LABELS
 from therapy_app.exports.report_data import ReportData
-from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.charts import ALL_EXERCISES
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.report_pdf import write_report_pdf
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
-from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage import Patient
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -90,6 +90,11 @@ class ExportPanel(QWidget):
     The ``export_*`` methods take the destination directly (tests and scripts);
     the buttons ask for it with a file dialog first.
 
+    Args:
+        context: the data and the task runner (queries and files on its workers).
+        today: the current date (the default period ends on it; the chat folder is
+            named after it).
+
     Signals:
         export_finished(str, str): (kind "csv" | "chat" | "pdf", written path).
         export_failed(str): French message.
@@ -100,15 +105,14 @@ class ExportPanel(QWidget):
 
     def __init__(
         self,
-        repository: SessionRepository,
-        runner: TaskRunner,
+        context: TherapistContext,
         *,
         today: Callable[[], date] = date.today,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
+        self._repository = context.repository
+        self._runner = context.runner
         self._today = today
         self._patient: Patient | None = None
         self._folder: Path | None = None  # the last folder written to, this session

@@ -29,12 +29,12 @@ from PySide6.QtWidgets import (
 
 from therapy_app.exports.labels import exercise_label
 from therapy_app.gui.repository_widget import RepositoryWidget
-from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import formatting as fmt
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.style import flush_column, section_label, set_role
 from therapy_app.practice.naming_cues import LEVEL_NAMES
-from therapy_app.storage import Attempt, SessionRepository, SessionSummary
+from therapy_app.storage import Attempt, SessionSummary
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -250,10 +250,8 @@ class HistoryPanel(RepositoryWidget):
     attempt_activated = Signal(int)
     failed = Signal(str)
 
-    def __init__(
-        self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(repository, runner, parent)
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
+        super().__init__(context.repository, context.runner, parent)
         self._patient_id: int | None = None
         self._session_id: int | None = None
 

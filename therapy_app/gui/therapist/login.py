@@ -17,11 +17,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import door
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import TRY_AGAIN, error_text
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
-from therapy_app.storage import AccountLockedError, SessionRepository
+from therapy_app.storage import AccountLockedError
 from therapy_app.storage.account_store import MIN_PASSWORD_LENGTH
 
 _LOGGER = logging.getLogger(__name__)
@@ -50,9 +50,11 @@ class LoginPage(QWidget):
     milliseconds, by design). Nothing about patients is read here.
 
     Args:
-        repository: where the account lives.
-        runner: the application's task runner.
-        clock: current aware time, for the lockout countdown (tests pass a fake one).
+        context: where the account lives, and the task runner.
+
+    Attributes:
+        clock: current aware time, for the lockout countdown (tests replace it
+            with a fake one).
 
     Signals:
         authenticated(str): the username, after a right password or a new account.
@@ -72,18 +74,11 @@ class LoginPage(QWidget):
     recovery_code_created = Signal(str)
     forgot_requested = Signal(str)
 
-    def __init__(
-        self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        *,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        parent: QWidget | None = None,
-    ) -> None:
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
-        self.clock = clock
+        self._repository = context.repository
+        self._runner = context.runner
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         self._creating = False
         self._busy = False
         self._locked_until: datetime | None = None

@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui.repository_widget import RepositoryWidget
-from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.formatting import short_datetime
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.practice import catalogue
-from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage import Patient
 from therapy_app.storage.row_types import PatientChange
 
 _LOGGER = logging.getLogger(__name__)
@@ -71,9 +71,8 @@ class PatientPanel(RepositoryWidget):
     """Manages the selected patient.
 
     Args:
-        repository: the data.
-        runner: the application's task runner.
-        editor: returns the logged-in therapist's name (every change is audited).
+        context: the data, the task runner and the logged-in therapist (every
+            change is audited).
 
     Signals:
         patient_changed(object): the patient as now stored (renamed, archived, restored).
@@ -89,15 +88,9 @@ class PatientPanel(RepositoryWidget):
     changes_loaded = Signal(int)
     failed = Signal(str)
 
-    def __init__(
-        self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        editor: Callable[[], str],
-        parent: QWidget | None = None,
-    ) -> None:
-        super().__init__(repository, runner, parent)
-        self._editor = editor
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
+        super().__init__(context.repository, context.runner, parent)
+        self._editor = context.editor
         self._patient: Patient | None = None
 
         self.patient_label = QLabel()

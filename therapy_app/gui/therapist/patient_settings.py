@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QWidget
 
 from therapy_app import pause_tolerance
 from therapy_app.gui.repository_widget import RepositoryWidget
-from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.style import set_role
 from therapy_app.phrases.model import Gender
-from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage import Patient
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -41,10 +40,8 @@ class PatientSettings(RepositoryWidget):
     """The patient's pause tolerance (seconds) and agreement, each saved when changed.
 
     Args:
-        repository: the data.
-        runner: the application's task runner.
-        editor: returns the logged-in therapist's name; without it the
-            agreement is not shown (it cannot be saved).
+        context: the data, the task runner and the logged-in therapist (an
+            agreement change is audited).
 
     Signals:
         saved(Patient): the setting is stored (the patient as now stored).
@@ -52,16 +49,9 @@ class PatientSettings(RepositoryWidget):
 
     saved = Signal(object)
 
-    def __init__(
-        self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        parent: QWidget | None = None,
-        *,
-        editor: Callable[[], str] | None = None,
-    ) -> None:
-        super().__init__(repository, runner, parent)
-        self._editor = editor
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
+        super().__init__(context.repository, context.runner, parent)
+        self._editor = context.editor
         self._patient: Patient | None = None
         title = QLabel(PAUSE_LABEL + " :")
         self.pause = QDoubleSpinBox()
@@ -94,8 +84,6 @@ class PatientSettings(RepositoryWidget):
         layout.addWidget(gender_title)
         layout.addWidget(self.gender)
         layout.addWidget(self.status, 1)
-        gender_title.setVisible(editor is not None)
-        self.gender.setVisible(editor is not None)
         self.pause.editingFinished.connect(self._save)
         self.gender.activated.connect(self._save_gender)
         self.setEnabled(False)
@@ -127,7 +115,7 @@ class PatientSettings(RepositoryWidget):
 
     def _save_gender(self) -> None:
         patient, gender = self._patient, Gender(self.gender.currentData())
-        if patient is None or self._editor is None or gender is patient.gender:
+        if patient is None or gender is patient.gender:
             return
         repository, editor = self._repository, self._editor()
 

@@ -20,13 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.confirm import ask_first
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import UNEXPECTED, error_text
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.phrases.book import BookEntry, book_entries, give_back
 from therapy_app.phrases.model import Gender, PhraseSource
-from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage import Patient
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -72,9 +72,7 @@ class PhraseBookPanel(QGroupBox):
     sentence being proposed. « Remettre » gives it back.
 
     Args:
-        repository: the data.
-        runner: the application's task runner.
-        editor: returns the logged-in therapist's name.
+        context: the data, the task runner and the logged-in therapist.
 
     Signals:
         entries_loaded(int): the sentences on screen (count, removed ones included).
@@ -87,17 +85,11 @@ class PhraseBookPanel(QGroupBox):
     entries_loaded = Signal(int)
     failed = Signal(str)
 
-    def __init__(
-        self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        editor: Callable[[], str],
-        parent: QWidget | None = None,
-    ) -> None:
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
         super().__init__(TITLE, parent)
-        self._repository = repository
-        self._runner = runner
-        self._editor = editor
+        self._repository = context.repository
+        self._runner = context.runner
+        self._editor = context.editor
         self._patient: Patient | None = None
         self._entries: list[BookEntry] = []
         self._keep_row: int | None = None

@@ -30,11 +30,12 @@ from therapy_app.domain.programs import (
 )
 from therapy_app.exercises import ExerciseContent, default_content
 from therapy_app.gui.repository_widget import RepositoryWidget
-from therapy_app.gui.tasks import TaskRunner
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import error_text
+from therapy_app.gui.therapist.patient_settings import PatientSettings
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.practice import catalogue
-from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage import Patient
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -107,11 +108,11 @@ class ProgramPanel(RepositoryWidget):
     """Edits the selected patient's program; "Enregistrer le programme" stores it.
 
     Args:
-        repository: the data.
-        runner: the application's task runner.
-        editor: returns the logged-in therapist's name (for the audit).
-        settings_widget: the patient's pause tolerance field, shown in this tab.
-        content: exercise lists (None: bundled), for the difficulty choices.
+        context: the data, the task runner and the logged-in therapist (for the audit).
+
+    Attributes:
+        patient_settings: the patient's pause tolerance and agreement, shown in
+            this tab and saved on their own (the area follows their ``saved``).
 
     Signals:
         program_loaded(object): the patient's program (or None) is on screen.
@@ -123,19 +124,11 @@ class ProgramPanel(RepositoryWidget):
     program_saved = Signal(object)
     failed = Signal(str)
 
-    def __init__(
-        self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        editor: object,
-        settings_widget: QWidget,
-        content: ExerciseContent | None = None,
-        parent: QWidget | None = None,
-    ) -> None:
-        super().__init__(repository, runner, parent)
-        self._editor = editor
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
+        super().__init__(context.repository, context.runner, parent)
+        self._editor = context.editor
         self._patient: Patient | None = None
-        content = content or default_content()
+        content = default_content()
 
         self.patient_label = QLabel()
         self.patient_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -174,7 +167,8 @@ class ProgramPanel(RepositoryWidget):
         form.addRow("Éléments :", self.items)
         form.addRow("Débit de la voix :", self.rate)
         form.addRow("", self.use_custom)
-        form.addRow(settings_widget)
+        self.patient_settings = PatientSettings(context)
+        form.addRow(self.patient_settings)
 
         self.save_button = QPushButton("Enregistrer le programme")
         set_role(self.save_button, "primary")
@@ -271,7 +265,7 @@ class ProgramPanel(RepositoryWidget):
             if self._patient is not None:
                 self._show_status(NO_STEP, "error")
             return
-        editor = self._editor() if callable(self._editor) else str(self._editor)
+        editor = self._editor()
         self.save_button.setEnabled(False)
         self._runner.submit(
             self._repository.programs.save,

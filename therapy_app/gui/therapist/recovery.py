@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
@@ -19,11 +18,10 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.gui.repository_widget import RepositoryWidget
-from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist import door
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import TRY_AGAIN, error_text
 from therapy_app.gui.therapist.style import section_label, set_role, show_status, status_label
-from therapy_app.storage import SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -90,9 +88,7 @@ class NewCodeButton(QPushButton):
     """ "Nouveau code de secours": a new code for the logged-in therapist, shown once.
 
     Args:
-        repository: the data.
-        runner: the application's task runner.
-        username: returns the logged-in therapist ("" when locked).
+        context: the data, the task runner and the logged-in therapist ("" when locked).
         box: where the new code is shown.
 
     Signals:
@@ -101,20 +97,14 @@ class NewCodeButton(QPushButton):
 
     failed = Signal(str)
 
-    def __init__(
-        self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        username: Callable[[], str],
-        box: RecoveryCodeBox,
-    ) -> None:
+    def __init__(self, context: TherapistContext, box: RecoveryCodeBox) -> None:
         super().__init__("Nouveau code de secours")
         self.setToolTip(
             "Crée un nouveau code de secours pour le mot de passe ; l'ancien ne fonctionne plus."
         )
-        self._repository = repository
-        self._runner = runner
-        self._username = username
+        self._repository = context.repository
+        self._runner = context.runner
+        self._username = context.editor
         self._box = box
         self.clicked.connect(self.regenerate)
 
@@ -166,10 +156,8 @@ class ResetPasswordPage(RepositoryWidget):
     message_shown = Signal(str)
     reset_done = Signal()
 
-    def __init__(
-        self, repository: SessionRepository, runner: TaskRunner, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(repository, runner, parent)
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
+        super().__init__(context.repository, context.runner, parent)
         title = QLabel("Mot de passe oublié")
         set_role(title, "title")
         intro = QLabel(

@@ -30,14 +30,13 @@ from PySide6.QtWidgets import (
 )
 
 from therapy_app.errors import TherapyAppError
-from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.confirm import ask_first
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
-from therapy_app.gui.therapist.voice_recording import AudioProvider
 from therapy_app.phrases.model import Script, ScriptTurn, Speaker
 from therapy_app.practice import cues
 from therapy_app.speech.services import AudioOutput
-from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage import Patient
 from therapy_app.storage.script_store import (
     MAX_TURN_TEXT,
     MAX_TURNS,
@@ -140,11 +139,10 @@ class ScriptEditor(QGroupBox):
     """The selected patient's dialogue scripts.
 
     Args:
-        repository: the data.
-        runner: the application's task runner (storage on its database worker,
-            the voice on its inference worker).
-        audio: the app's loaded voice and speaker (« Écouter »); None, or a
-            provider returning None, loads the voice on first use.
+        context: the data, the task runner (storage on its database worker, the
+            voice on its inference worker) and the app's loaded voice and speaker
+            (« Écouter »; None, or a provider returning None, loads the voice on
+            first use).
         parent: Qt parent.
 
     Signals:
@@ -159,18 +157,12 @@ class ScriptEditor(QGroupBox):
     spoken = Signal(str)
     failed = Signal(str)
 
-    def __init__(
-        self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        audio: AudioProvider | None = None,
-        parent: QWidget | None = None,
-    ) -> None:
+    def __init__(self, context: TherapistContext, parent: QWidget | None = None) -> None:
         super().__init__("Scripts de dialogue", parent)
-        self._repository = repository
-        self._store = repository.scripts
-        self._runner = runner
-        self._audio = audio
+        self._repository = context.repository
+        self._store = context.repository.scripts
+        self._runner = context.runner
+        self._audio = context.audio
         self._loaded_voice: LineVoice | None = None
         self._patient: Patient | None = None
         self._scripts: list[Script] = []

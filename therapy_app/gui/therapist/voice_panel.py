@@ -32,19 +32,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from therapy_app.gui.tasks import TaskRunner
 from therapy_app.gui.therapist.confirm import ask_first
+from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.failures import therapist_text
 from therapy_app.gui.therapist.formatting import MISSING, NBSP, number, short_datetime
 from therapy_app.gui.therapist.style import set_role
-from therapy_app.gui.therapist.voice_recording import AudioProvider, EnrolmentDialog
+from therapy_app.gui.therapist.voice_recording import EnrolmentDialog
 from therapy_app.gui.therapist.voice_runs import (
     AdaptationRuns,
     RunHandle,
     StartAdaptation,
     shared_runs,
 )
-from therapy_app.storage import Patient, SessionRepository
+from therapy_app.storage import Patient
 from therapy_app.voice import store
 from therapy_app.voice.adaptation import (
     MIN_SAMPLES,
@@ -160,9 +160,9 @@ class VoicePanel(QWidget):
     """The personal voice of the selected patient.
 
     Args:
-        repository: the data.
-        runner: the app's task runner (status reads and reverts on the database worker).
-        audio: the speech path for « Enregistrer la voix » (None: the dialog loads its own).
+        context: the data, the task runner (status reads and reverts on the
+            database worker) and the speech path for « Enregistrer la voix »
+            (None: the dialog loads its own).
         runs: where adaptations are kept; None for :func:`shared_runs`.
         start: starts an adaptation (:func:`start_adaptation`; tests replace it at
             the process boundary).
@@ -185,17 +185,15 @@ class VoicePanel(QWidget):
 
     def __init__(
         self,
-        repository: SessionRepository,
-        runner: TaskRunner,
-        audio: AudioProvider | None = None,
+        context: TherapistContext,
         runs: AdaptationRuns | None = None,
         start: StartAdaptation | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._repository = repository
-        self._runner = runner
-        self._audio = audio
+        self._repository = context.repository
+        self._runner = context.runner
+        self._audio = context.audio
         self._runs = runs if runs is not None else shared_runs()
         self._start: StartAdaptation = start or start_adaptation
         self._patient: Patient | None = None
