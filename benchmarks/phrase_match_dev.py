@@ -51,14 +51,18 @@ from therapy_app.vad.silero import VoiceActivityDetector  # noqa: E402
 
 SIZES = (20, 100, 300)
 # A first sweep (similar 0.55/0.6/0.7, extra_penalty 0.25-1.0, candidate_floor 0.2/0.3)
-# kept similar=0.6 and candidate_floor=0.2 in every one of its 15 best settings.
+# kept similar=0.6 and candidate_floor=0.2 in every one of its 15 best settings; the
+# sweep with the prior (margins 0-0.8, prior weights 0-1, 2-5 candidates) had its best
+# at the top of the margin and weight ranges and never used 2 candidates.
 LEXICAL_GRID = {"similar": (0.6,), "extra_penalty": (0.5, 1.0)}
 DECISION_GRID: dict[str, tuple[Any, ...]] = {
     "candidate_floor": (0.2,),
-    "candidates": (2, 3, 5),
+    "candidates": (3, 5),
     "lexical_floor": (0.3, 0.4, 0.5, 0.6),
-    "margin": (0.2, 0.4, 0.6, 0.8),
+    "margin": (0.4, 0.6, 0.8, 1.0, 1.2, 1.5),
     "transcript_gap": (None, -1.5, -1.0, -0.5),
+    "sure_lexical": (None, 0.7, 0.85, 1.0),
+    "prior_weight": (0.0, 0.75, 1.0, 1.25, 1.5),
 }
 SCORED_PER_BOOK = 5
 
@@ -147,11 +151,15 @@ def measure(size: int, cache: Path) -> list[dict[str, Any]]:
             sentences = sorted(needed)
             big = match.index_book(_book(sentences))
             once = EncodeOnce(recognizer)
-            check = match.acoustic_check(once, prepared[1], big, range(len(sentences)), text)
+            check = match.acoustic_check(
+                once, prepared[1], big, range(len(sentences)), text, priors=True
+            )
             scores = {
                 "full": dict(zip(sentences, check.full, strict=True)),
                 "telegraphic": dict(zip(sentences, check.telegraphic, strict=True)),
                 "transcript": check.transcript,
+                "prior_full": dict(zip(sentences, check.prior_full, strict=True)),
+                "prior_telegraphic": dict(zip(sentences, check.prior_telegraphic, strict=True)),
             }
         row.update(books=books, acoustic=scores, acoustic_s=time.perf_counter() - start)
         rows.append(row)
@@ -190,6 +198,8 @@ def _first(
         tuple(scores["full"][t] for t, _ in checked),
         tuple(scores["telegraphic"][t] for t, _ in checked),
         scores["transcript"],
+        prior_full=tuple(scores["prior_full"][t] for t, _ in checked),
+        prior_telegraphic=tuple(scores["prior_telegraphic"][t] for t, _ in checked),
     )
     clear, _ = match.decide([r[1] for r in checked], check, settings)
     if clear is None:

@@ -82,6 +82,41 @@ def test_an_utterance_sharing_no_word_with_the_book_matches_nothing():
     assert _ranked(_book(*EVERYDAY), "chat dormir canapé") == []
 
 
+# ----- the decision -------------------------------------------------------------------
+def test_a_sure_lexical_match_needs_no_transcript_gap():
+    # "moi être heureuse de voir": every content word of the sentence was heard, but
+    # the transcript (the decoder's own output) fits the recording far better
+    # than the full sentence with the words the patient left out.
+    check = match.AcousticCheck(full=(-2.5,), telegraphic=(-2.0,), transcript=-0.3)
+    strict = match.MatchSettings(transcript_gap=-0.5, sure_lexical=None)
+    assert match.decide([1.0], check, strict)[0] is None
+    sure = match.MatchSettings(transcript_gap=-0.5, sure_lexical=0.85)
+    assert match.decide([1.0], check, sure)[0] == 0
+    # A weaker lexical match still needs the recording's support.
+    assert match.decide([0.6], check, sure)[0] is None
+
+
+def test_the_prior_takes_off_what_a_sentence_scores_on_silence():
+    # The second candidate fits the recording slightly better, but it fits
+    # silence much better still: a short, common sentence the decoder likes.
+    check = match.AcousticCheck(
+        full=(-1.2, -1.0),
+        telegraphic=(-3.0, -3.0),
+        transcript=-1.0,
+        prior_full=(-4.0, -1.5),
+        prior_telegraphic=(-1.0, -1.0),
+    )
+    plain = match.MatchSettings(margin=0.1, prior_weight=0.0)
+    assert match.decide([0.8, 0.5], check, plain)[0] == 1
+    weighed = match.MatchSettings(margin=0.1, prior_weight=0.75)
+    clear, margins = match.decide([0.8, 0.5], check, weighed)
+    assert clear == 0
+    assert margins[0] == pytest.approx((-1.2 + 0.75 * 4.0) - (-1.0 + 0.75 * 1.5))
+    # The transcript gap stays on plain scores: a candidate far below it is not clear.
+    far = match.AcousticCheck((-2.0, -1.0), (-3.0, -3.0), -0.5, 0.0, (-6.0, -1.5), (-1.0, -1.0))
+    assert match.decide([0.8, 0.5], far, weighed)[0] is None
+
+
 # ----- the speech path --------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def services() -> SpeechServices:

@@ -121,7 +121,11 @@ def _run_past_the_telemetry_delay(
         os.kill(app_pid, stop)
         # Under strace every syscall of the app's threads stops; a loaded CI machine
         # took over a minute to finish the utterance in progress and exit.
-        tracer.wait(timeout=180)
+        try:
+            tracer.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            tail = log_file.read_text()[-3000:]
+            pytest.fail(f"the app did not end within 180 s of {stop.name}; its log ends:\n{tail}")
         watched = time.monotonic() - first_session
     finally:
         if tracer.poll() is None:

@@ -55,8 +55,9 @@ class Scorer(Protocol):
         audio: AudioClip | EncodedAudio,
         candidates: list[str],
         length_normalized: bool = True,
+        priors_for: int = 0,
     ) -> list[ScoredCandidate]:
-        """Mean log-probability per token of each candidate given the audio."""
+        """Mean log-probability per token of each candidate given the audio (and silence)."""
         ...
 
 
@@ -76,6 +77,14 @@ class MatchSettings:
             needs over the next candidate.
         transcript_gap: how far below the free transcript's score a clear
             match may fall (negative: may score worse); None: not checked.
+        sure_lexical: lexical score from which the transcript gap is not
+            asked (the heard words already name the sentence; the transcript,
+            the decoder's own output, always fits the recording better than a
+            sentence with the words the patient left out); None: always asked.
+        prior_weight: share of each candidate's score on silence taken off
+            before the margin (:func:`therapy_app.verdict.evidence`: short,
+            common sentences fit any recording); the transcript gap stays on
+            plain scores.
     """
 
     similar: float = 0.6
@@ -86,6 +95,8 @@ class MatchSettings:
     lexical_floor: float = 0.4
     margin: float = 0.6
     transcript_gap: float | None = -0.5
+    sure_lexical: float | None = None
+    prior_weight: float = 0.0
 
 
 DEFAULT_SETTINGS = MatchSettings()
@@ -293,17 +304,31 @@ class AcousticCheck:
         telegraphic: per candidate, its telegraphic form's score.
         transcript: the free transcript's (None when nothing was heard).
         seconds: time spent scoring.
+        prior_full: per candidate, its full sentence's score on silence
+            (empty when not computed).
+        prior_telegraphic: the same for its telegraphic form.
     """
 
     full: tuple[float, ...]
     telegraphic: tuple[float, ...]
     transcript: float | None = None
     seconds: float = 0.0
+    prior_full: tuple[float, ...] = ()
+    prior_telegraphic: tuple[float, ...] = ()
 
     @property
     def scores(self) -> tuple[float, ...]:
         """Per candidate, its full sentence's score or its telegraphic form's if better."""
         return tuple(max(f, t) for f, t in zip(self.full, self.telegraphic, strict=True))
+
+    def evidence(self, prior_weight: float) -> tuple[float, ...]:
+        """Per candidate, the better of its two forms once ``prior_weight`` x its prior is off."""
+        if not prior_weight or not self.prior_full:
+            return self.scores
+        pairs = zip(
+            self.full, self.telegraphic, self.prior_full, self.prior_telegraphic, strict=True
+        )
+        return tuple(max(f - prior_weight * pf, t - prior_weight * pt) for f, t, pf, pt in pairs)
 
 
 def acoustic_check(
@@ -312,26 +337,32 @@ def acoustic_check(
     index: BookIndex,
     sentences: Sequence[int],
     heard: str,
+    *,
+    priors: bool = False,
 ) -> AcousticCheck:
     """Score the recording against the candidates (full and telegraphic) and the transcript.
 
     One batch of forced decodings on ``audio`` (its encoder output when it is
-    one, or cached by an ``EncodeOnce`` recogniser).
+    one, or cached by an ``EncodeOnce`` recogniser); with ``priors``, the
+    candidates' forms on silence too (cached by the recogniser per list).
     """
     start = time.perf_counter()
     forms = [
         (as_sentence(index.book.phrases[s].text), index.sentences[s].telegraphic) for s in sentences
     ]
     own = heard.strip()
-    texts = [*(f for pair in forms for f in pair), *([own] if own else [])]
-    scored = {
-        c.text: c.logprob_per_token for c in recognizer.score(audio, list(dict.fromkeys(texts)))
-    }
+    candidates = list(dict.fromkeys(f for pair in forms for f in pair))
+    texts = [*candidates, *([own] if own and own not in candidates else [])]
+    found = recognizer.score(audio, texts, priors_for=len(candidates) if priors else 0)
+    scored = {c.text: c.logprob_per_token for c in found}
+    prior = {c.text: c.prior_per_token for c in found if c.prior_per_token is not None}
     return AcousticCheck(
         tuple(scored[full] for full, _ in forms),
         tuple(scored[tele] for _, tele in forms),
         scored.get(own),
         time.perf_counter() - start,
+        tuple(prior[full] for full, _ in forms) if priors else (),
+        tuple(prior[tele] for _, tele in forms) if priors else (),
     )
 
 
@@ -342,9 +373,11 @@ def decide(
 ) -> tuple[int | None, list[float | None]]:
     """Which candidate is a clear match (None: none), and each one's acoustic margin.
 
-    The candidate the recording fits best is clear when its lexical score
-    reaches the floor, it beats the other candidates by the margin, and it does
-    not fit the recording much worse than the free transcript (``transcript_gap``).
+    The candidate the recording fits best (once the prior is off) is clear when
+    its lexical score reaches the floor, it beats the other candidates by the
+    margin, and it does not fit the recording much worse than the free
+    transcript (``transcript_gap``, on plain scores; not asked from a lexical
+    score of ``sure_lexical``).
 
     Args:
         lexical: the candidates' lexical scores, best first.
@@ -353,14 +386,17 @@ def decide(
     """
     if check is None or not lexical:
         return None, [None] * len(lexical)
-    scores = check.scores
-    # A lone candidate has no other candidate to beat: its margin is reported
-    # against the transcript, not required.
-    lone = [] if check.transcript is None else [check.transcript]
+    plain = check.scores
+    scores = check.evidence(settings.prior_weight)
     margins: list[float | None] = []
-    for i, own in enumerate(scores):
-        others = [s for j, s in enumerate(scores) if j != i] or lone
-        margins.append(own - max(others) if others else None)
+    if len(scores) == 1:
+        # A lone candidate has no other candidate to beat: its margin is
+        # reported against the transcript (plain scores: the transcript has no
+        # prior), not required.
+        margins.append(None if check.transcript is None else plain[0] - check.transcript)
+    else:
+        for i, own in enumerate(scores):
+            margins.append(own - max(s for j, s in enumerate(scores) if j != i))
     best = max(range(len(scores)), key=lambda i: (scores[i], lexical[i]))
     margin = margins[best]
     clear = (
@@ -369,7 +405,8 @@ def decide(
         and (
             settings.transcript_gap is None
             or check.transcript is None
-            or scores[best] - check.transcript >= settings.transcript_gap
+            or (settings.sure_lexical is not None and lexical[best] >= settings.sure_lexical)
+            or plain[best] - check.transcript >= settings.transcript_gap
         )
     )
     return (best if clear else None), margins
@@ -413,7 +450,8 @@ def match_phrases(
     check = None
     if acoustic and checked and heard.asr_clip.duration > 0:
         sentences = [r.sentence for r in checked]
-        check = acoustic_check(recognizer, heard.asr_clip, index, sentences, text)
+        priors = settings.prior_weight > 0
+        check = acoustic_check(recognizer, heard.asr_clip, index, sentences, text, priors=priors)
     clear, margins = decide([r.score for r in checked], check, settings)
     order = list(range(len(ranked)))
     if clear is not None:
