@@ -146,6 +146,14 @@ def measure(recognizer: Any, tests: list[tuple[data.Utterance, Path]]) -> dict[s
     }
 
 
+def _kept_adapter(run_folder: Path) -> Path | None:
+    """The adapter an earlier run of this row trained and kept, if any."""
+    from therapy_app.voice import store
+
+    adapter = store.voice_dir(run_folder, 0) / store.ADAPTER_FILE
+    return adapter if adapter.is_file() else None
+
+
 def _load_results() -> dict[str, Any]:
     if RESULTS.is_file():
         return json.loads(RESULTS.read_text(encoding="utf-8"))
@@ -163,6 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--patients", nargs="+", default=[p.name for p in data.PATIENTS])
     parser.add_argument("--sizes", nargs="+", type=int, default=list(data.SIZES))
+    parser.add_argument(
+        "--remeasure",
+        action="store_true",
+        help="measure the generic rows and every row whose adapter was kept again with the "
+        "current code, reusing that adapter (training does not depend on the verdict rule); "
+        "a row whose model was not adopted keeps no adapter and is left as it is",
+    )
     args = parser.parse_args(argv)
     chosen = [p for p in data.PATIENTS if p.name in args.patients]
     stores = {p.name: recordings(p) for p in chosen}
@@ -173,20 +188,26 @@ def main(argv: list[str] | None = None) -> int:
     for patient in chosen:
         enrol, test = stores[patient.name]
         key = f"{patient.name}/generic"
-        if key not in results["rows"]:
+        if key not in results["rows"] or args.remeasure:
             results["rows"][key] = {"patient": patient.name, "what": patient.what,
                                     **measure(generic, test)}  # fmt: skip
             _save(results)
         print(key, json.dumps(results["rows"][key]), flush=True)
         for size in args.sizes:
             key = f"{patient.name}/{size}"
-            if key in results["rows"]:
-                print(key, json.dumps(results["rows"][key]), flush=True)
+            kept = _kept_adapter(WORK / patient.name / f"run-{size}")
+            earlier = results["rows"].get(key)
+            if earlier is not None and not (args.remeasure and kept is not None):
+                print(key, json.dumps(earlier), flush=True)
                 continue
             samples = [(path, u.text) for u, path in enrol[:size]]
             began = time.perf_counter()
-            run = adaptation.run_for_benchmark(samples, WORK / patient.name / f"run-{size}")
-            minutes = (time.perf_counter() - began) / 60
+            if earlier is not None and kept is not None:
+                run = adaptation.revalidate_for_benchmark(samples, kept, earlier["train_minutes"])
+                minutes = earlier["adaptation_minutes"]
+            else:
+                run = adaptation.run_for_benchmark(samples, WORK / patient.name / f"run-{size}")
+                minutes = (time.perf_counter() - began) / 60
             personal = SpeechRecognizer.load(personal=run.personal) if run.personal else None
             row: dict[str, Any] = {
                 "patient": patient.name,

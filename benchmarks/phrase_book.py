@@ -50,13 +50,10 @@ from typing import Any
 os.environ["SOX_OPTS"] = "-R"  # repeatable conversion of Armelle's files (human_eval.load_audio)
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import phrase_book_data as data  # noqa: E402
-from verdicts import wilson  # noqa: E402
-
+import benchmarks.phrase_book_data as data  # noqa: E402
 from benchmarks.bookkeeping import frozen_digest, write_report  # noqa: E402
+from benchmarks.verdicts import wilson  # noqa: E402
 from therapy_app.correction.normalize import normalize_text  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "phrase_book.json"

@@ -106,9 +106,9 @@ def test_the_prior_takes_off_what_a_sentence_scores_on_silence():
         prior_full=(-4.0, -1.5),
         prior_telegraphic=(-1.0, -1.0),
     )
-    plain = match.MatchSettings(margin=0.1, prior_weight=0.0)
+    plain = match.MatchSettings(margin=0.1, sure_lexical=None, prior_weight=0.0)
     assert match.decide([0.8, 0.5], check, plain)[0] == 1
-    weighed = match.MatchSettings(margin=0.1, prior_weight=0.75)
+    weighed = match.MatchSettings(margin=0.1, sure_lexical=None, prior_weight=0.75)
     clear, margins = match.decide([0.8, 0.5], check, weighed)
     assert clear == 0
     assert margins[0] == pytest.approx((-1.2 + 0.75 * 4.0) - (-1.0 + 0.75 * 1.5))
@@ -185,7 +185,8 @@ def test_the_acoustic_check_reuses_the_encoder_output_of_hearing(monkeypatch):
     real = recognizer.encode
 
     def counting(clip):  # noqa: ANN001, ANN202
-        calls.append(clip.duration)
+        if clip.samples.any():  # the silence the priors are scored on is encoded once per run
+            calls.append(clip.duration)
         return real(clip)
 
     monkeypatch.setattr(recognizer, "encode", counting)

@@ -88,15 +88,15 @@ class MatchSettings:
     """
 
     similar: float = 0.6
-    extra_penalty: float = 1.0
+    extra_penalty: float = 0.5
     candidate_floor: float = 0.2
-    candidates: int = 3
+    candidates: int = 5
     kept: int = 5
     lexical_floor: float = 0.4
-    margin: float = 0.6
+    margin: float = 0.8
     transcript_gap: float | None = -0.5
-    sure_lexical: float | None = None
-    prior_weight: float = 0.0
+    sure_lexical: float | None = 0.7
+    prior_weight: float = 1.0
 
 
 DEFAULT_SETTINGS = MatchSettings()

@@ -374,6 +374,25 @@ def run_for_benchmark(
     return BenchmarkRun(decision, store.personal_model(plan.data_dir, 0), decision.minutes)
 
 
+def revalidate_for_benchmark(
+    recordings: Sequence[tuple[Path, str]], adapter: Path, minutes: float
+) -> BenchmarkRun:
+    """The validation and rule of :func:`run_for_benchmark` on an adapter it trained before.
+
+    Training is the slow part and does not depend on the verdict rule; after a
+    change of the rule, this measures the kept adapter again as a new run would.
+    """
+    samples = [VoiceSample(Path(audio), text, "imported") for audio, text in recordings]
+    plan = AdaptationPlan(adapter.parent, 0, split_samples(samples), voice_pack.find_trainer())
+    comparison = _validate(plan, adapter, RunControl(), lambda _progress: None, None)
+    decision = _decide(plan, comparison, adapter, minutes)
+    if not decision.adopted or decision.adapter_sha256 is None:
+        return BenchmarkRun(decision, None, minutes)
+    return BenchmarkRun(
+        decision, PersonalModel(adapter, decision.adapter_sha256, decision.scoring), minutes
+    )
+
+
 class AdaptationHandle:
     """An adaptation running in a background thread, for a GUI to poll.
 
