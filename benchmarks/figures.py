@@ -802,18 +802,24 @@ def personal_voice(data: Json) -> list[str]:
         for size_key in sizes:
             row = rows_in[size_key]
             personal = row["personal"]
-            gain = 1 - personal["wer"] / generic["wer"] if generic["wer"] else None
-            rows.append(
-                [
-                    patient,
-                    f"{row['enrolment']} recordings, "
-                    + ("adopted" if row["adopted"] else "refused"),
+            if personal is None:  # refused: the patient keeps the generic model
+                measured = ["generic kept", "–", "–", "–"]
+            else:
+                gain = 1 - personal["wer"] / generic["wer"] if generic["wer"] else None
+                measured = [
                     f"{num(personal['wer'], 1, '%')} ({pct(gain, 0)} less)"
                     if gain is not None
                     else num(personal["wer"], 1, "%"),
                     num(personal["words_right"], 1, "%"),
                     num(personal["verdict_true_accept"], 1, "%"),
                     _false_accept(personal),
+                ]
+            rows.append(
+                [
+                    patient,
+                    f"{row['enrolment']} recordings, "
+                    + ("adopted" if row["adopted"] else "refused"),
+                    *measured,
                     num(row.get("adaptation_minutes"), 1, "min"),
                     f"{pct(row['control']['generic']['wer'], 0)} → "
                     f"{pct(row['control']['personal']['wer'], 0)}",
