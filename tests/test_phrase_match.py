@@ -198,6 +198,33 @@ def test_the_acoustic_check_reuses_the_encoder_output_of_hearing(monkeypatch):
     assert services._heard is None  # and it is not kept after the check
 
 
+@pytest.mark.slow
+def test_a_sentence_is_scored_on_silence_once_per_recogniser(monkeypatch):
+    recognizer = shared_engines()["recognizer"]
+    asked: list[int] = []
+    real = recognizer.score
+
+    def spying(audio, candidates, length_normalized=True, priors_for=0):  # noqa: ANN001, ANN202
+        asked.append(priors_for)
+        return real(audio, candidates, length_normalized, priors_for)
+
+    monkeypatch.setattr(recognizer, "score", spying)
+    # Sentences no other test scores: the cache is shared with the session's recogniser.
+    book = _book(
+        "Le facteur est passé ce matin.", "Ma voisine arrose ses tomates.", "Le bus 21 a du retard."
+    )
+    index = match.index_book(book)
+    clip = read_wav(SPEECH_DIR / "telegraphic_01.wav")
+    first = match.acoustic_check(recognizer, clip, index, [0, 1], "moi facteur", priors=True)
+    again = match.acoustic_check(recognizer, clip, index, [0, 1], "moi facteur", priors=True)
+    assert asked == [4, 0]  # two sentences, two forms each, on silence the first time only
+    assert again.prior_full == first.prior_full and again.full == pytest.approx(first.full)
+    assert all(p < 0 for p in (*first.prior_full, *first.prior_telegraphic))
+    # One more sentence: only its forms are scored on silence.
+    match.acoustic_check(recognizer, clip, index, [0, 1, 2], "moi facteur", priors=True)
+    assert asked[-1] == 2
+
+
 def test_no_book_or_an_empty_one_matches_nothing_and_costs_nothing():
     class Refusing:
         def score(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202

@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -331,6 +334,46 @@ class AcousticCheck:
         return tuple(max(f - prior_weight * pf, t - prior_weight * pt) for f, t, pf, pt in pairs)
 
 
+class _PriorCache:
+    """Each form's score on silence, per recogniser, kept across utterances.
+
+    A prior depends on the text only (and, slightly, on the batch it was scored
+    in: int8 scales are shared by a batch), and a patient's utterances keep
+    meeting the same sentences of their book: a form scored once on silence
+    is not scored again, which halves the acoustic check's cost.
+    """
+
+    SIZE = 4000
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_model: weakref.WeakKeyDictionary[object, OrderedDict[str, float]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    @staticmethod
+    def _model(recognizer: Scorer) -> object:
+        # practice.scoring.EncodeOnce is made per utterance: the recogniser it wraps is the key.
+        return getattr(recognizer, "recognizer", recognizer)
+
+    def known(self, recognizer: Scorer, texts: Sequence[str]) -> dict[str, float]:
+        """The priors of ``texts`` already scored with this recogniser."""
+        with self._lock:
+            kept = self._by_model.get(self._model(recognizer), OrderedDict())
+            return {t: kept[t] for t in texts if t in kept}
+
+    def keep(self, recognizer: Scorer, priors: dict[str, float]) -> None:
+        """Remember new priors (the oldest are forgotten past :attr:`SIZE`)."""
+        with self._lock:
+            kept = self._by_model.setdefault(self._model(recognizer), OrderedDict())
+            kept.update(priors)
+            while len(kept) > self.SIZE:
+                kept.popitem(last=False)
+
+
+_PRIORS = _PriorCache()
+
+
 def acoustic_check(
     recognizer: Scorer,
     audio: AudioClip | EncodedAudio,
@@ -344,7 +387,7 @@ def acoustic_check(
 
     One batch of forced decodings on ``audio`` (its encoder output when it is
     one, or cached by an ``EncodeOnce`` recogniser); with ``priors``, the
-    candidates' forms on silence too (cached by the recogniser per list).
+    candidates' forms on silence too, each once per recogniser (:class:`_PriorCache`).
     """
     start = time.perf_counter()
     forms = [
@@ -352,10 +395,17 @@ def acoustic_check(
     ]
     own = heard.strip()
     candidates = list(dict.fromkeys(f for pair in forms for f in pair))
-    texts = [*candidates, *([own] if own and own not in candidates else [])]
-    found = recognizer.score(audio, texts, priors_for=len(candidates) if priors else 0)
+    known = _PRIORS.known(recognizer, candidates) if priors else {}
+    # The forms whose prior is not known yet go first: priors_for scores the leading ones.
+    unknown = [c for c in candidates if c not in known] if priors else []
+    texts = [*unknown, *(c for c in candidates if c not in unknown)]
+    texts += [own] if own and own not in candidates else []
+    found = recognizer.score(audio, texts, priors_for=len(unknown))
     scored = {c.text: c.logprob_per_token for c in found}
     prior = {c.text: c.prior_per_token for c in found if c.prior_per_token is not None}
+    if priors:
+        _PRIORS.keep(recognizer, prior)
+        prior |= known
     return AcousticCheck(
         tuple(scored[full] for full, _ in forms),
         tuple(scored[tele] for _, tele in forms),
