@@ -1,6 +1,6 @@
 """Which of the patient's phrase-book sentences an utterance may mean: words first, then sound."""
 
-# Two passes (measured and tuned in docs/decisions/0021-phrase-book-match.md):
+# Two passes (docs/decisions/0021-phrase-book-match.md; settings: 0024):
 #
 # 1. Lexical, over the whole book (precomputed once per book): the heard
 #    content words against each sentence's content words, by lemma key,
@@ -9,13 +9,15 @@
 #    heard content words the sentence does not explain.
 # 2. Acoustic, on the few best: the recording scored by the recogniser's
 #    forced decoding against each candidate's full sentence and telegraphic
-#    form ("Moi vouloir café."), and against the free transcript. The encoder
-#    output of hearing the utterance is reused when the caller passes the
-#    recogniser view that heard it (speech.chain does).
+#    form ("Moi vouloir café."), and against the free transcript; each form's
+#    score on silence (the decoder's prior) is taken off. The encoder output of
+#    hearing the utterance is reused when the caller passes the recogniser view
+#    that heard it (speech.chain does).
 #
 # A match is clear, and proposed first, only with a lexical floor, an acoustic
-# margin over the other candidates and no large loss against the transcript;
-# otherwise every match is returned with clear=False and nothing changes.
+# margin over the other candidates and, unless the heard words name it surely, no
+# large loss against the transcript; otherwise every match is returned with
+# clear=False and nothing changes.
 
 from __future__ import annotations
 
@@ -66,7 +68,7 @@ class Scorer(Protocol):
 
 @dataclass(frozen=True)
 class MatchSettings:
-    """Thresholds of the match, chosen on a dev set (docs/decisions/0021-phrase-book-match.md).
+    """Thresholds of the match, chosen on a dev set (docs/decisions/0024-phrase-match-prior.md).
 
     Attributes:
         similar: two words below this similarity (0-1) do not match at all.
