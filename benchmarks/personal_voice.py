@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/personal_voice.py [--patients NAME ...] [--sizes 25 50 100 200]
+        [--remeasure]
 
 For each patient of ``personal_voice_data.PATIENTS`` and each enrolment size, the
 app's own adaptation runs as a patient's would (``therapy_app.voice.adaptation``:
@@ -16,7 +17,8 @@ or two phonemes away from the target). "used" is what the patient gets: the
 personal figures when it was adopted, the generic ones otherwise.
 
 Resumable: every (patient, size) row is written to the results file as soon as it is
-measured and skipped on the next run. The test lists are frozen
+measured and skipped on the next run; ``--remeasure`` measures the rows again with the
+current code (after a change of the verdict rule), reusing the adapters they kept. The test lists are frozen
 (``benchmarks/blind/personal_voice.sha256``); no setting is chosen on them.
 Writes ``benchmarks/results/personal_voice.json``.
 """

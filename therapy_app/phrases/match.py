@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from therapy_app.phrases.content_words import (
     Word,
@@ -45,25 +45,16 @@ from therapy_app.phrases.model import PhraseBook, PhraseMatch
 from therapy_app.written import as_sentence
 
 if TYPE_CHECKING:
-    from therapy_app.asr.recognizer import EncodedAudio, ScoredCandidate
+    from therapy_app.asr.recognizer import EncodedAudio, SpeechRecognizer
     from therapy_app.asr.utterance import HeardUtterance
     from therapy_app.audio.clip import AudioClip
+    from therapy_app.practice.scoring import EncodeOnce
+
+    # What the acoustic check scores with: pass the view that heard the utterance
+    # (EncodeOnce) to reuse its encoder output.
+    Scorer = SpeechRecognizer | EncodeOnce
 
 _LOGGER = logging.getLogger(__name__)
-
-
-class Scorer(Protocol):
-    """What the acoustic check needs: ``SpeechRecognizer`` or ``practice.scoring.EncodeOnce``."""
-
-    def score(
-        self,
-        audio: AudioClip | EncodedAudio,
-        candidates: list[str],
-        length_normalized: bool = True,
-        priors_for: int = 0,
-    ) -> list[ScoredCandidate]:
-        """Mean log-probability per token of each candidate given the audio (and silence)."""
-        ...
 
 
 @dataclass(frozen=True)
