@@ -727,34 +727,6 @@ def faults(data: Json) -> list[str]:
     return out + table(["category", "probes", *counts], rows)
 
 
-def asr_experiments(data: Json) -> list[str]:
-    """Decoding configurations compared on synthetic French (how the defaults were chosen)."""
-    items = data["corpus"]["items"]
-    out = [
-        "## Decoding configurations",
-        "",
-        f"`benchmarks/asr_experiments.py` → `benchmarks/results/asr_experiments.json` "
-        f"({data['date']}, {data['machine']}): each configuration of graph precision "
-        "(encoder/decoder), beam, prompt, punctuation suppression and length penalty on "
-        f"{data['corpus']['voice']} speech ({', '.join(f'{n} {k}' for k, n in items.items())}). "
-        "The decisions it supported: [decisions/0001](decisions/0001-decoding-defaults.md).",
-        "",
-    ]
-    if not any("adapter_gate" in c["options"] for c in data["configs"]):
-        out += ["Measured with plain Whisper base: no configuration has the halting-speech "
-                "adapters (no `adapter_gate` in its options).", ""]  # fmt: skip
-    cats = [k for k in items]
-    rows = [
-        [
-            c["name"],
-            *[num(c.get(f"wer_{k}"), 1, "%") for k in cats],
-            num(c["latency_median_s"], 2, "s"),
-        ]
-        for c in data["configs"]
-    ]
-    return out + table(["configuration", *[f"WER {k}" for k in cats], "median latency"], rows)
-
-
 def _false_accept(cell: Json) -> str:
     tries = cell.get("sound_alike_tries", 0)
     return f"{num(cell['sound_alike_false_accept'], 1, '%')} (n={tries})" if tries else "–"
@@ -964,7 +936,6 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("naming.json", naming),
     ("storage.json", storage),
     ("faults.json", faults),
-    ("asr_experiments.json", asr_experiments),
     ("personal_voice.json", personal_voice),
     ("phrase_book.json", phrase_book),
 ]
