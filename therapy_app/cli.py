@@ -699,6 +699,28 @@ def _cmd_restore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_recordings(args: argparse.Namespace) -> int:
+    from therapy_app.storage import SessionRepository
+    from therapy_app.storage.orphans import orphan_recordings
+    from therapy_app.storage.recording_files import RECORDINGS_DIR
+
+    data_dir = paths.user_data_dir()
+    orphans: list[str] = []
+    # No recordings folder, no orphan: nothing is opened, no database created.
+    if (data_dir / RECORDINGS_DIR).is_dir():
+        with SessionRepository(check_integrity=False) as repository:
+            orphans = [orphan.relative_path for orphan in orphan_recordings(repository)]
+    for relative_path in orphans:
+        _out(relative_path)
+    _err(
+        f"{len(orphans)} enregistrement(s) sans essai dans « {data_dir} » (chemins relatifs "
+        "à ce dossier) ; rien n'est effacé."
+        if orphans
+        else "Aucun enregistrement sans essai."
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
     parser = _FrenchArgumentParser(prog="therapy-app", description=__doc__)
@@ -811,6 +833,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--passphrase-file", help="read the passphrase from this file")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(func=_cmd_restore)
+
+    p = sub.add_parser("recordings", help="recordings in the data folder")
+    p.add_argument(
+        "--orphans",
+        action="store_true",
+        required=True,
+        help="list the recordings no attempt refers to (one path per line, relative "
+        "to the data folder); nothing is deleted",
+    )
+    p.set_defaults(func=_cmd_recordings)
 
     _voice_parsers(sub)
     return parser

@@ -32,6 +32,8 @@ from therapy_app.gui.therapist.exports_panel import ExportPanel
 from therapy_app.gui.therapist.failures import error_text
 from therapy_app.gui.therapist.history import HistoryPanel
 from therapy_app.gui.therapist.login import LoginPage
+from therapy_app.gui.therapist.orphan_recordings import LOAD_GROUP as ORPHANS_GROUP
+from therapy_app.gui.therapist.orphan_recordings import PLAY_GROUP as ORPHAN_PLAY_GROUP
 from therapy_app.gui.therapist.patient_items import ARCHIVED_SUFFIX as ARCHIVED_SUFFIX
 from therapy_app.gui.therapist.patient_items import avatar_icon as avatar_icon
 from therapy_app.gui.therapist.patient_items import show_patient_item
@@ -46,7 +48,7 @@ from therapy_app.gui.therapist.voice_panel import STATUS_GROUP as VOICE_GROUP
 from therapy_app.gui.therapist.voice_panel import VoicePanel
 from therapy_app.gui.therapist.voice_recording import AudioProvider, EnrolmentAudio
 from therapy_app.gui.widgets import guard_wheel
-from therapy_app.speech.services import SpeechServices
+from therapy_app.speech.services import AudioOutput, SpeechServices
 from therapy_app.storage import Patient, SessionRepository
 
 _LOGGER = logging.getLogger(__name__)
@@ -72,6 +74,8 @@ JOB_GROUPS = (
     SCRIPTS_GROUP,
     SCRIPT_EDITOR_GROUP,
     SCRIPT_VOICE_GROUP,
+    ORPHANS_GROUP,
+    ORPHAN_PLAY_GROUP,
 )
 """Every runner group the area's screens submit to (cancelled when the area goes away)."""
 _ACTIVITY_EVENTS = frozenset(
@@ -108,13 +112,14 @@ def _cancel_groups(runner: TaskRunner) -> None:
         runner.cancel_stale(group)
 
 
-def _on_destroyed(runner: TaskRunner | None, detail: AttemptDetail) -> None:
+def _on_destroyed(runner: TaskRunner | None, players: tuple[AudioOutput, ...]) -> None:
     if runner is not None:
         _cancel_groups(runner)
-    try:
-        detail.player.stop()
-    except Exception as exc:  # noqa: BLE001 - nothing may escape a destroyed() handler
-        _LOGGER.warning("stopping playback of a deleted therapist area failed: %s", exc)
+    for player in players:
+        try:
+            player.stop()
+        except Exception as exc:  # noqa: BLE001 - nothing may escape a destroyed() handler
+            _LOGGER.warning("stopping playback of a deleted therapist area failed: %s", exc)
 
 
 class _ActivityWatcher(QObject):
@@ -308,9 +313,9 @@ class TherapistArea(QWidget):
         # playing: drop the results (an owned runner dies with the area and
         # delivers nothing anyway) and stop the sound. The lambda holds the
         # Python objects it needs, not the dying widget.
-        detail = self.detail
+        players = (self.detail.player, self.backup.orphans.player)
         shared = runner
-        self.destroyed.connect(lambda *_: _on_destroyed(shared, detail))
+        self.destroyed.connect(lambda *_: _on_destroyed(shared, players))
         self.login.refresh()
 
     # -- state ------------------------------------------------------------------

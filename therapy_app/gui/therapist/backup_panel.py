@@ -34,6 +34,7 @@ from therapy_app.gui.repository_widget import RepositoryWidget
 from therapy_app.gui.therapist.context import TherapistContext
 from therapy_app.gui.therapist.exports_panel import documents_folder
 from therapy_app.gui.therapist.failures import therapist_text
+from therapy_app.gui.therapist.orphan_recordings import OrphanRecordingsSection
 from therapy_app.gui.therapist.style import set_role, show_status, status_label
 from therapy_app.storage import SessionRepository, StorageUnavailableError
 from therapy_app.storage.backup import (
@@ -121,6 +122,7 @@ class BackupPanel(RepositoryWidget):
         self.button = QPushButton("Sauvegarder toutes les données…")
         self.restore_button = QPushButton("Restaurer une sauvegarde…")
         self.status = status_label()
+        self.orphans = OrphanRecordingsSection(context)
 
         explain = QLabel(
             "Une sauvegarde contient tous les patients, leurs essais et leurs "
@@ -148,6 +150,8 @@ class BackupPanel(RepositoryWidget):
         layout.addLayout(row)
         layout.addLayout(restore_row)
         layout.addWidget(self.status)
+        layout.addSpacing(12)
+        layout.addWidget(self.orphans)
         layout.addStretch(1)
         self.button.clicked.connect(self._choose_folder)
         self.restore_button.clicked.connect(self._choose_backup)
@@ -170,6 +174,7 @@ class BackupPanel(RepositoryWidget):
         self.status.hide()
         self.reminder.hide()
         self.last_label.clear()
+        self.orphans.clear()
 
     def _set_busy(self, busy: bool) -> None:
         self.button.setEnabled(not busy)
