@@ -18,8 +18,9 @@ personal figures when it was adopted, the generic ones otherwise.
 
 Resumable: every (patient, size) row is written to the results file as soon as it is
 measured and skipped on the next run; ``--remeasure`` measures the rows again with the
-current code (after a change of the verdict rule), reusing the adapters they kept. The test lists are frozen
-(``benchmarks/blind/personal_voice.sha256``); no setting is chosen on them.
+current code (after a change of the verdict rule), reusing the adapters they kept.
+The test lists are frozen (``benchmarks/blind/personal_voice.sha256``); no setting is
+chosen on them.
 Writes ``benchmarks/results/personal_voice.json``.
 """
 
