@@ -149,14 +149,6 @@ def measure(recognizer: Any, tests: list[tuple[data.Utterance, Path]]) -> dict[s
     }
 
 
-def _kept_adapter(run_folder: Path) -> Path | None:
-    """The adapter an earlier run of this row trained and kept, if any."""
-    from therapy_app.voice import store
-
-    adapter = store.voice_dir(run_folder, 0) / store.ADAPTER_FILE
-    return adapter if adapter.is_file() else None
-
-
 def _load_results() -> dict[str, Any]:
     if RESULTS.is_file():
         return json.loads(RESULTS.read_text(encoding="utf-8"))
@@ -198,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         print(key, json.dumps(results["rows"][key]), flush=True)
         for size in args.sizes:
             key = f"{patient.name}/{size}"
-            kept = _kept_adapter(WORK / patient.name / f"run-{size}")
+            folder = WORK / patient.name / f"run-{size}"
+            kept = adaptation.kept_adapter(folder)
             earlier = results["rows"].get(key)
             if earlier is not None and not (args.remeasure and kept is not None):
                 print(key, json.dumps(earlier), flush=True)
@@ -206,10 +199,10 @@ def main(argv: list[str] | None = None) -> int:
             samples = [(path, u.text) for u, path in enrol[:size]]
             began = time.perf_counter()
             if earlier is not None and kept is not None:
-                run = adaptation.revalidate_for_benchmark(samples, kept, earlier["train_minutes"])
+                run = adaptation.revalidate_for_benchmark(samples, folder, earlier["train_minutes"])
                 minutes = earlier["adaptation_minutes"]
             else:
-                run = adaptation.run_for_benchmark(samples, WORK / patient.name / f"run-{size}")
+                run = adaptation.run_for_benchmark(samples, folder)
                 minutes = (time.perf_counter() - began) / 60
             personal = SpeechRecognizer.load(personal=run.personal) if run.personal else None
             row: dict[str, Any] = {

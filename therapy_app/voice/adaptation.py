@@ -363,27 +363,32 @@ def run_for_benchmark(
     Raises:
         NotEnoughRecordingsError, VoicePackMissing: as for a patient.
     """
-    samples = [VoiceSample(Path(audio), text, "imported") for audio, text in recordings]
-    if len(samples) < MIN_SAMPLES:
-        raise NotEnoughRecordingsError(
-            f"Il faut au moins {MIN_SAMPLES} enregistrements ; il y en a {len(samples)}."
-        )
-    trainer = voice_pack.find_trainer()
-    plan = AdaptationPlan(Path(folder), 0, split_samples(samples), trainer)
+    plan = _benchmark_plan(recordings, folder)
     decision = run_adaptation(plan, on_progress, **options)
     return BenchmarkRun(decision, store.personal_model(plan.data_dir, 0), decision.minutes)
 
 
+def kept_adapter(folder: Path) -> Path | None:
+    """The adapter a :func:`run_for_benchmark` run in ``folder`` adopted and kept, if any."""
+    adapter = store.voice_dir(Path(folder), 0) / store.ADAPTER_FILE
+    return adapter if adapter.is_file() else None
+
+
 def revalidate_for_benchmark(
-    recordings: Sequence[tuple[Path, str]], adapter: Path, minutes: float
+    recordings: Sequence[tuple[Path, str]], folder: Path, minutes: float
 ) -> BenchmarkRun:
-    """The validation and rule of :func:`run_for_benchmark` on an adapter it trained before.
+    """The validation and rule of :func:`run_for_benchmark` on the adapter it kept in ``folder``.
 
     Training is the slow part and does not depend on the verdict rule; after a
     change of the rule, this measures the kept adapter again as a new run would.
+
+    Raises:
+        FileNotFoundError: no adapter was kept there (:func:`kept_adapter`).
     """
-    samples = [VoiceSample(Path(audio), text, "imported") for audio, text in recordings]
-    plan = AdaptationPlan(adapter.parent, 0, split_samples(samples), voice_pack.find_trainer())
+    adapter = kept_adapter(folder)
+    if adapter is None:
+        raise FileNotFoundError(f"no kept adapter under {folder}")
+    plan = _benchmark_plan(recordings, folder)
     comparison = _validate(plan, adapter, RunControl(), lambda _progress: None, None)
     decision = _decide(plan, comparison, adapter, minutes)
     if not decision.adopted or decision.adapter_sha256 is None:
@@ -391,6 +396,16 @@ def revalidate_for_benchmark(
     return BenchmarkRun(
         decision, PersonalModel(adapter, decision.adapter_sha256, decision.scoring), minutes
     )
+
+
+def _benchmark_plan(recordings: Sequence[tuple[Path, str]], folder: Path) -> AdaptationPlan:
+    """The plan of one speaker's recordings, ``folder`` standing for the data folder."""
+    samples = [VoiceSample(Path(audio), text, "imported") for audio, text in recordings]
+    if len(samples) < MIN_SAMPLES:
+        raise NotEnoughRecordingsError(
+            f"Il faut au moins {MIN_SAMPLES} enregistrements ; il y en a {len(samples)}."
+        )
+    return AdaptationPlan(Path(folder), 0, split_samples(samples), voice_pack.find_trainer())
 
 
 class AdaptationHandle:
