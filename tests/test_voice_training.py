@@ -29,6 +29,7 @@ from therapy_voice.adapt import (  # noqa: E402
     TRAIN_FILE,
     Recipe,
     open_work,
+    schedule_progress,
 )
 from therapy_voice.lora import LoraSettings, attach_lora, load_into  # noqa: E402
 from therapy_voice.manifest import ManifestError, read_manifest  # noqa: E402
@@ -193,6 +194,42 @@ def test_cancel_keeps_a_checkpoint_and_a_rerun_finishes_with_the_same_adapter(
             assert got[key].shape == want[key].shape
             # Seeded order and dropout: an interrupted run ends where a straight one does.
             np.testing.assert_allclose(got[key], want[key], atol=2e-3)
+
+
+@pytest.mark.slow
+def test_a_spent_time_budget_still_ends_with_a_loadable_adapter(short_run, tmp_path: Path):
+    manifest, first, _ = short_run
+    work = tmp_path / "work"
+    shutil.copytree(first / PREPARED_DIR, work / PREPARED_DIR)
+    shutil.copy(first / "run.json", work / "run.json")
+    done = subprocess.run(
+        _command(manifest, work, "--minutes", "0"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads((work / TRAIN_FILE).read_text())
+    # No time left once the weights were loaded: no step, the shipped adapters as they are.
+    assert summary["steps"] == 0 and summary["complete"] is False
+    assert _progress(done.stderr)[-1].stage == "done"
+    decoder = WhisperDecoderStep(WhisperDims())
+    attach_lora(decoder, LoraSettings(rank=16, alpha=32.0))
+    assert load_into(decoder, work / ADAPTER_FILE) == 36
+
+
+def test_the_schedule_ends_with_the_steps_or_the_time_budget_whichever_first():
+    inf = float("inf")
+    assert schedule_progress(39, 78, 0.0, 30.0, inf) == 0.5  # no budget: steps alone
+    assert schedule_progress(78, 78, 0.0, 30.0, inf) == 1.0
+    # A loaded PC: a quarter of the steps took three quarters of the budget.
+    assert schedule_progress(20, 80, 0.0, 450.0, 600.0) == 0.75
+    assert schedule_progress(30, 80, 0.0, 600.0, 600.0) == 1.0
+    # A resumed run goes on from the progress saved, over its own budget.
+    assert schedule_progress(40, 80, 0.6, 300.0, 600.0) == 0.8
+    assert schedule_progress(0, 80, 0.0, 0.0, 0.0) == 1.0  # nothing left: no step
+    assert schedule_progress(0, 0, 0.0, 0.0, inf) == 1.0
 
 
 def test_a_bad_manifest_exits_2_with_a_message(tmp_path: Path):

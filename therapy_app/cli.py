@@ -871,7 +871,12 @@ def _voice_parsers(sub: argparse._SubParsersAction[_FrenchArgumentParser]) -> No
     p.add_argument("--patient", required=True, type=_text, metavar="NAME")
     p.add_argument("--json", action="store_true", help="the decision as JSON")
     p.add_argument("--max-steps", type=_steps, default=None, help=argparse.SUPPRESS)  # tests
-    p.add_argument("--minutes", type=_positive, default=None, help="training time budget")
+    p.add_argument(
+        "--minutes",
+        type=_positive,
+        default=None,
+        help="budget for preparation and training (default: the trainer's, 12)",
+    )
     p.set_defaults(func=_cmd_voice_adapt)
 
     p = commands.add_parser("status", help="usable recordings, last adaptation, model in use")

@@ -71,6 +71,27 @@ EVAL_ITEMS = 16  # training recordings whose loss is measured before and after
 CHECKPOINT_EVERY_S = 60.0
 
 
+def schedule_progress(step: int, steps: int, done: float, elapsed: float, left: float) -> float:
+    """How far along the learning-rate schedule a step is (0-1; training ends at 1).
+
+    The larger of the share of steps taken and the share of the time budget
+    spent: on a loaded PC the cosine decay still reaches zero when the budget
+    runs out, instead of being cut at a high learning rate.
+
+    Args:
+        step: steps taken.
+        steps: the recipe's steps.
+        done: progress saved by an earlier run of the same training (resume).
+        elapsed: seconds this run has trained.
+        left: seconds this run had for training when it began (inf: no budget).
+    """
+    by_steps = step / steps if steps else 1.0
+    by_time = done + (1.0 - done) * (elapsed / left) if math.isfinite(left) and left > 0 else 0.0
+    if math.isfinite(left) and left <= 0:
+        by_time = 1.0
+    return min(1.0, max(by_steps, by_time))
+
+
 @dataclass(frozen=True)
 class Recipe:
     """How a personal adapter is trained (written to ``train.json``).
@@ -244,7 +265,8 @@ class Trainer:
         rng = random.Random(f"eval:{manifest.seed}")
         self.eval_items = rng.sample(self.items, min(EVAL_ITEMS, len(self.items)))
         self.step = 0
-        self.history: list[dict[str, float]] = []  # per step: "step", "ce", "kl"
+        self.progress = 0.0  # along the learning-rate schedule (schedule_progress)
+        self.history: list[dict[str, float]] = []  # per step: "step", "ce", "kl", "lr"
         # Wall and process CPU time (all threads) of training, over every resume.
         self.train_seconds, self.train_cpu_seconds = 0.0, 0.0
         self._mark = (time.monotonic(), time.process_time())
@@ -259,6 +281,7 @@ class Trainer:
         self.decoder.load_state_dict(saved["lora"], strict=False)
         self.optimizer.load_state_dict(saved["optimizer"])
         self.step, self.history = saved["step"], saved["history"]
+        self.progress = saved.get("progress", self.step / max(1, self.recipe.steps))
         self.train_seconds, self.loss_before = saved["train_seconds"], saved["loss_before"]
         self.train_cpu_seconds = saved["train_cpu_seconds"]
         # A run keeps the precision it started with, whatever --precision says now.
@@ -278,6 +301,7 @@ class Trainer:
                 "lora": state,
                 "optimizer": self.optimizer.state_dict(),
                 "step": self.step,
+                "progress": self.progress,
                 "history": self.history,
                 "train_seconds": self.train_seconds,
                 "train_cpu_seconds": self.train_cpu_seconds,
@@ -338,7 +362,10 @@ class Trainer:
         return total / len(self.eval_items)
 
     def train(self, deadline: float, watch: CancelWatch, reporter: ProgressReporter) -> Outcome:
-        """Train up to the recipe's steps or the deadline, then write the adapter.
+        """Train to the end of the schedule (recipe's steps or deadline), then write the adapter.
+
+        The learning rate follows :func:`schedule_progress`: when the deadline
+        comes first, fewer steps are taken but the decay still ends at zero.
 
         Raises:
             Cancelled: a stop was asked for (the checkpoint is saved first).
@@ -350,17 +377,19 @@ class Trainer:
             count = len(self.eval_items)
             _LOGGER.info("loss on %d training items before: %.4f", count, self.loss_before)
         self.decoder.train()
-        first, started, saved_at = self.step, time.monotonic(), time.monotonic()
-        while self.step < r.steps and time.monotonic() < deadline:
+        started = saved_at = time.monotonic()
+        done, left = self.progress, deadline - started
+        self.progress = schedule_progress(self.step, r.steps, done, 0.0, left)
+        while self.progress < 1.0:
             if watch.requested:
                 self.save()
                 watch.check()
             # Reseeded per step: any adapter dropout is the same after a resume.
             torch.manual_seed(self.manifest.seed * 1_000_003 + self.step)
             warm = min(1.0, (self.step + 1) / r.warmup)
-            decay = 0.5 * (1 + math.cos(math.pi * self.step / r.steps))
+            lr = r.lr * warm * 0.5 * (1 + math.cos(math.pi * self.progress))
             for group in self.optimizer.param_groups:
-                group["lr"] = r.lr * warm * decay
+                group["lr"] = lr
             ce, kl = self._losses(self._batch(self.step))
             loss = (1 - r.kl) * ce + r.kl * kl
             self.optimizer.zero_grad()
@@ -368,11 +397,20 @@ class Trainer:
             torch.nn.utils.clip_grad_norm_(self.params, 1.0)
             self.optimizer.step()
             self.step += 1
+            elapsed = time.monotonic() - started
+            self.progress = schedule_progress(self.step, r.steps, done, elapsed, left)
             self.history.append(
-                {"step": self.step, "ce": round(ce.item(), 4), "kl": round(kl.item(), 4)}
+                {
+                    "step": self.step,
+                    "ce": round(ce.item(), 4),
+                    "kl": round(kl.item(), 4),
+                    "lr": float(f"{lr:.3g}"),
+                }
             )
-            eta = (time.monotonic() - started) / (self.step - first) * (r.steps - self.step)
-            reporter.report("train", self.step, r.steps, eta, "Apprentissage de la voix")
+            # The remaining share of the schedule at this run's pace.
+            eta = elapsed / max(1e-9, self.progress - done) * (1.0 - self.progress)
+            total = max(self.step, round(self.step / self.progress)) if self.progress else r.steps
+            reporter.report("train", self.step, total, eta, "Apprentissage de la voix")
             if time.monotonic() - saved_at > CHECKPOINT_EVERY_S:
                 saved_at = time.monotonic()
                 self.save()
