@@ -86,9 +86,12 @@ def schedule_progress(step: int, steps: int, done: float, elapsed: float, left: 
         left: seconds this run had for training when it began (inf: no budget).
     """
     by_steps = step / steps if steps else 1.0
-    by_time = done + (1.0 - done) * (elapsed / left) if math.isfinite(left) and left > 0 else 0.0
-    if math.isfinite(left) and left <= 0:
+    if not math.isfinite(left):
+        by_time = 0.0
+    elif left <= 0:
         by_time = 1.0
+    else:
+        by_time = done + (1.0 - done) * elapsed / left
     return min(1.0, max(by_steps, by_time))
 
 
