@@ -745,7 +745,9 @@ def personal_voice(data: Json) -> list[str]:
         "`benchmarks/blind/personal_voice.sha256`). WER of the free transcript; isolated "
         "words right (exact transcript); verdict true accept of right answers and false "
         "accept of sound-alike answers (naming rule). Minutes: the whole adaptation (prepare, "
-        "train, validate) on this 2-core machine, shared with other jobs during most runs. "
+        "train, validate) on this 2-core machine: the 100-recording rows with the machine "
+        "otherwise idle, the others shared with other jobs. The trainer stops at a 12-minute "
+        "budget (preparation included) with its learning-rate schedule completed. "
         "Targets (100 recordings): WER −50 % relative, isolated words right ≥ 60 %, "
         "adaptation ≤ 15 min.",
         "",
