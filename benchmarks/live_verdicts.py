@@ -481,6 +481,21 @@ def print_table(cells: list[dict[str, Any]]) -> None:
         )
 
 
+class _Counted:
+    """The recogniser, counting its encoder runs (what ``EncodeOnce`` saves)."""
+
+    def __init__(self, recognizer: Any) -> None:
+        self.recognizer = recognizer
+        self.encodings = 0
+
+    def encode(self, clip: Any) -> Any:
+        self.encodings += 1
+        return self.recognizer.encode(clip)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.recognizer, name)
+
+
 def scoring_agreement(quick: bool) -> dict[str, Any]:
     """Practice's judging (the encoder once per distinct clip) against ``judge``, same files.
 
@@ -497,6 +512,7 @@ def scoring_agreement(quick: bool) -> dict[str, Any]:
     from therapy_app.vad.silero import VoiceActivityDetector
 
     recognizer, vad = SpeechRecognizer.load(), VoiceActivityDetector.load()
+    counted = _Counted(recognizer)
     content, bank = default_content(), default_bank()
     voices = sets.Voices()
     chosen = sets.human_trials(voices.words(), 6 if quick else 15)
@@ -516,7 +532,9 @@ def scoring_agreement(quick: bool) -> dict[str, Any]:
             if name == "judge":
                 runs[name] = judge(recognizer, vad, clip, item, source)
             else:
-                runs[name] = AnswerJudge(recognizer, vad, item, 0)(clip)
+                before = counted.encodings
+                runs[name] = AnswerJudge(counted, vad, item, 0)(clip)
+                encodings = counted.encodings - before
             (plain_s if name == "judge" else once_s).append(time.perf_counter() - began)
         plain, once = runs["judge"], runs["once"]
         same_verdict += plain.success == once.accepted
@@ -527,10 +545,7 @@ def scoring_agreement(quick: bool) -> dict[str, Any]:
             and plain.heard == once.heard.transcript.text
             and all(getattr(a, f) == getattr(b, f) for f in fields)
         )
-        heard = once.heard
-        one_encoding += heard is not None and np.array_equal(
-            heard.clip.samples, heard.asr_clip.samples
-        )
+        one_encoding += once.heard is not None and encodings == 1
     return {
         "set": "calibration half of benchmarks/verdicts.py (human, pico, espeak)",
         "tries": len(chosen),

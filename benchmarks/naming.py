@@ -243,9 +243,8 @@ def _judged(
         return row
     row["heard"] = heard.transcript.text
     for key, target in (("right", rec_item), ("wrong", other)):
-        result = score_naming(
-            recognizer, heard.clip, heard.transcript.text, target, find_competitors(target, bank)
-        )
+        rivals = find_competitors(target, bank)
+        result = score_naming(recognizer, heard.asr_clip, heard.transcript.text, target, rivals)
         row[key] = {"success": result.success, "wer": result.wer, "margin": result.margin,
                     "gap": result.transcript_gap}  # fmt: skip
     return row

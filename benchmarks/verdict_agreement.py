@@ -242,7 +242,7 @@ def measure(trials: list[Trial], pool: list[str], voices: dict[str, Any]) -> lis
             row.update(heard=None, wer=None, margin=None, gap=None, shipped=False)
         else:
             distractors = closest_in_length(trial.target, pool)
-            result = score_try(recognizer, heard.clip, heard.transcript.text,
+            result = score_try(recognizer, heard.asr_clip, heard.transcript.text,
                                [trial.target], distractors)  # fmt: skip
             row.update(heard=heard.transcript.text, wer=result.wer, margin=result.margin,
                        gap=result.transcript_gap, shipped=result.success,
@@ -253,8 +253,8 @@ def measure(trials: list[Trial], pool: list[str], voices: dict[str, Any]) -> lis
             target = as_sentence(trial.target)
             variants = deletion_variants(target)
             if variants:
-                scored = {s.text: s.logprob_per_token
-                          for s in recognizer.score(heard.clip, [target, *variants])}  # fmt: skip
+                found = recognizer.score(heard.asr_clip, [target, *variants])
+                scored = {s.text: s.logprob_per_token for s in found}
                 row["deletion_margin"] = scored[target] - max(scored[v] for v in variants)
         rows.append(row)
         if n % 20 == 0:

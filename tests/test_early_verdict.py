@@ -30,7 +30,7 @@ from therapy_app.practice.early import AnswerJudge, listen
 from therapy_app.practice.events import ExerciseKind
 from therapy_app.practice.items import ExerciseItem
 from therapy_app.practice.judging import item_for, judge
-from therapy_app.practice.scoring import EncodeOnce, score_item
+from therapy_app.practice.scoring import EncodeOnce, score_heard
 from therapy_app.vad.silero import WINDOW, EndOfSpeechDetector, segments_from_probabilities
 
 HUMAN_DIR = SPEECH_DIR.parent / "human"
@@ -153,8 +153,9 @@ def test_hearing_and_scoring_share_one_encoder_run_and_keep_every_number() -> No
         (ExerciseKind.REPETITION, "Bonjour.", read_wav(SPEECH_DIR / "word_01.wav"), 1),
         (ExerciseKind.COMPLETION, "jeudi", read_wav(HUMAN_DIR / "jeudi.wav"), 1),
         (ExerciseKind.NAMING, "chapeau", synthesize("un chapeau"), 1),
-        # Pauses longer than 0.3 s are shortened for the transcription: two clips.
-        (ExerciseKind.REPETITION, halting, synthesize(halting, telegraphic=True), 2),
+        # Pauses longer than 0.3 s are shortened for the transcription, and scoring
+        # listens to that clip too: one encoding.
+        (ExerciseKind.REPETITION, halting, synthesize(halting, telegraphic=True), 1),
     ]
     for exercise, target, clip, encodings in cases:
         item = _item(exercise, target)
@@ -162,7 +163,7 @@ def test_hearing_and_scoring_share_one_encoder_run_and_keep_every_number() -> No
         once = EncodeOnce(recognizer)
         heard = hear(once, vad, clip)  # type: ignore[arg-type]
         assert heard is not None and plain.result is not None
-        result = score_item(once, item, heard.clip, heard.transcript.text)
+        result = score_heard(once, item, heard)
         assert once.encodings == encodings, target
         assert heard.transcript.text == plain.heard
         assert replace(result, seconds=0.0) == replace(plain.result, seconds=0.0), target

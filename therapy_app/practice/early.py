@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, cast
 from therapy_app.asr.utterance import HeardUtterance, hear
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.audio.recorder import Recorder, StopReason
-from therapy_app.practice.scoring import EncodeOnce, ScoreResult, score_item
+from therapy_app.practice.scoring import EncodeOnce, ScoreResult, score_heard
 
 if TYPE_CHECKING:
     from therapy_app.asr.recognizer import SpeechRecognizer
@@ -107,7 +107,7 @@ class AnswerJudge:
         heard = hear(cast("SpeechRecognizer", once), self.vad, clip)
         if heard is None:
             return Judged(None, None, time.perf_counter() - start)
-        result = score_item(once, self.item, heard.clip, heard.transcript.text, self.cue_level)
+        result = score_heard(once, self.item, heard, self.cue_level)
         return Judged(heard, result, time.perf_counter() - start)
 
 

@@ -18,7 +18,7 @@ from therapy_app.naming.bank import NamingBank
 from therapy_app.naming.candidates import bare_answer
 from therapy_app.practice import items
 from therapy_app.practice.events import ExerciseKind
-from therapy_app.practice.scoring import ScoreResult, score_item
+from therapy_app.practice.scoring import ScoreResult, score_heard
 
 if TYPE_CHECKING:
     from therapy_app.asr.recognizer import SpeechRecognizer
@@ -111,9 +111,8 @@ def judge(
     heard = hear(recognizer, vad, clip)
     if heard is None:
         return Judgement(item, source, "", None)
-    text = heard.transcript.text
-    result = score_item(recognizer, item, heard.clip, text, cue_level)
-    return Judgement(item, source, text, result)
+    result = score_heard(recognizer, item, heard, cue_level)
+    return Judgement(item, source, heard.transcript.text, result)
 
 
 def verdict_word(judgement: Judgement) -> str:

@@ -43,6 +43,7 @@ from therapy_app.written import as_sentence
 
 if TYPE_CHECKING:
     from therapy_app.asr.recognizer import DecodeOptions, Transcript
+    from therapy_app.asr.utterance import HeardUtterance
     from therapy_app.practice.items import ExerciseItem
 
 _LOGGER = logging.getLogger(__name__)
@@ -110,10 +111,9 @@ class EncodeOnce:
     """A recogniser for one try that runs the encoder once per distinct clip.
 
     Hearing a try transcribes the clip with its long pauses shortened
-    (:func:`therapy_app.asr.utterance.hear`) and scoring listens to the clip
-    with its pauses intact; without a pause longer than 0.3 s they are the
-    same samples, and the encoder (a 30 s window whatever the clip: about
-    0.5 s of the 1.1 s a try took on 2 cores) ran twice on them. Here the
+    (:func:`therapy_app.asr.utterance.hear`) and scoring listens to the same
+    clip (:func:`score_heard`); the encoder (a 30 s window whatever the clip:
+    about 0.5 s of the 1.1 s a try took on 2 cores) ran twice on it. Here the
     second call reuses the first one's output: the same samples give the
     same encoding, so transcripts, scores and verdicts are unchanged.
 
@@ -314,6 +314,19 @@ def score_item(
         item.allow_within,
         rank_margin=item.rank_margin,
     )
+
+
+def score_heard(
+    recognizer: Recognizer, item: ExerciseItem, heard: HeardUtterance, cue_level: int = 0
+) -> ScoreResult:
+    """The verdict on one heard try: :func:`score_item` on the clip the recogniser heard.
+
+    Scoring listens to what the transcription listened to (long pauses capped,
+    docs/decisions/0002): the decoder never meets a 2 s word-finding pause,
+    which it reads as the end of the utterance, and a try with such a pause
+    costs one encoder run instead of two (docs/decisions/0026).
+    """
+    return score_item(recognizer, item, heard.asr_clip, heard.transcript.text, cue_level)
 
 
 def shown_transcript(result: ScoreResult, heard: str) -> str:

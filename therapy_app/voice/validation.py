@@ -3,7 +3,7 @@
 Each held-out recording is heard exactly as free transcription and practice
 hear it (:func:`therapy_app.asr.utterance.hear`, the recogniser's default
 options), once by each model, and judged through the practice's own rule
-(:func:`therapy_app.practice.scoring.score_item` on the item practice would
+(:func:`therapy_app.practice.scoring.score_heard` on the item practice would
 build for its text) against its own text and against another held-out text.
 
 Three ways of judging are measured, because a personal model changes verdicts
@@ -260,7 +260,7 @@ def compare(
     """
     from therapy_app.asr.utterance import hear
     from therapy_app.audio.wavio import read_wav
-    from therapy_app.practice.scoring import score_item
+    from therapy_app.practice.scoring import score_heard
 
     texts = [s.text for s in held_out]
     ways = dict.fromkeys(WAYS, Verdicts())
@@ -297,10 +297,9 @@ def compare(
             if heard is None:  # nothing heard: never accepted
                 ways[way] = ways[way].add(False, None if wrong is None else False)
                 continue
-            text = heard.transcript.text
-            right = score_item(recognizer, item, heard.clip, text).success
+            right = score_heard(recognizer, item, heard).success
             accepted_wrong = (
-                None if wrong is None else score_item(recognizer, wrong, heard.clip, text).success
+                None if wrong is None else score_heard(recognizer, wrong, heard).success
             )
             ways[way] = ways[way].add(right, accepted_wrong)
         if on_item is not None:
