@@ -34,8 +34,9 @@ class HeardUtterance:
 
     Attributes:
         clip: the recording trimmed to the speech, pauses intact (what is stored
-            and what scoring listens to).
-        asr_clip: what the recogniser heard (pauses shortened).
+            and what the therapist listens to).
+        asr_clip: what the recogniser heard (pauses shortened); verdicts and the
+            phrase match score this clip too.
         transcript: the recogniser's output.
         pause_ratio: share of pauses between the first and last speech.
         asr_seconds: time spent recognising.
