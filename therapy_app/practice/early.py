@@ -25,7 +25,7 @@ Exactness: audio up to a settled pause is heard exactly as any longer
 recording whose later windows never reach the speech threshold (see the
 detector's docstring), so the verdict of the early clip is the verdict
 ``judge`` gives the stored recording, and the stored recording is the clip
-that was scored.
+that was heard (scored with its long pauses capped, as ``judge`` scores it).
 """
 
 from __future__ import annotations
