@@ -748,6 +748,9 @@ def personal_voice(data: Json) -> list[str]:
         "train, validate) on this 2-core machine: the 100-recording rows with the machine "
         "otherwise idle, the others shared with other jobs. The trainer stops at a 12-minute "
         "budget (preparation included) with its learning-rate schedule completed. "
+        "Armelle's rows were measured after decision 0026 (verdicts score the clip with its "
+        "long pauses capped); the synthetic speakers' verdict columns before it, on the "
+        "stored clip (their WER and words-right columns do not depend on it). "
         "Targets (100 recordings): WER −50 % relative, isolated words right ≥ 60 %, "
         "adaptation ≤ 15 min.",
         "",
