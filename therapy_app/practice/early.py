@@ -9,7 +9,7 @@ about 0.35 s after the last word, when the finished recording's last speech
 segment is closed and its trimming pad captured) is heard and scored on the
 worker that waits for the recording anyway:
 
-* an answer the rule **accepts** (:func:`~therapy_app.practice.scoring.score_item`,
+* an answer the rule **accepts** (:func:`~therapy_app.practice.scoring.score_heard`,
   the one rule with the item's own margins: nothing looser) ends the
   recording there (:meth:`~therapy_app.audio.recorder.Recorder.stop_at_pause`,
   granted only if nothing was said since) and is shown at once;
@@ -71,7 +71,7 @@ class Judged:
 class AnswerJudge:
     """Hears a recording and applies the rule for one item, at one cue level.
 
-    What practice does with a finished try (``hear``, then ``score_item``)
+    What practice does with a finished try (``hear``, then ``score_heard``)
     in one call, with the encoder run once for both when the clip has no
     long pause (:class:`~therapy_app.practice.scoring.EncodeOnce`).
 

@@ -4,7 +4,7 @@ Used by ``therapy-app judge`` (therapists and researchers checking a
 recording) and by the benchmarks, so that a verdict measured outside the app
 is the verdict a patient gets: the same hearing (:func:`therapy_app.asr.utterance.hear`,
 what the practice's listening step runs), the same item (accepted forms,
-distractors, margin) and :func:`therapy_app.practice.scoring.score_item`.
+distractors, margin) and :func:`therapy_app.practice.scoring.score_heard`.
 """
 
 from __future__ import annotations

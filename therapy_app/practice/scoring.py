@@ -289,24 +289,24 @@ def score_try(
     return result
 
 
-def score_item(
-    recognizer: Recognizer,
-    item: ExerciseItem,
-    clip: AudioClip,
-    heard: str,
-    cue_level: int = 0,
+def score_heard(
+    recognizer: Recognizer, item: ExerciseItem, heard: HeardUtterance, cue_level: int = 0
 ) -> ScoreResult:
-    """The verdict on one try at ``item``: what practice, ``judge`` and the benchmarks apply.
+    """The verdict on one heard try at ``item``: what practice, ``judge`` and the benchmarks apply.
 
     Everything the rule needs comes from the item (accepted and scored forms,
     distractors, whether the answer may be said within a longer utterance,
     and the margin: naming's is smaller), so no caller can judge the same
-    try with other settings.
+    try with other settings. Scoring listens to what the transcription
+    listened to (long pauses capped, docs/decisions/0002): the decoder never
+    meets a 2 s word-finding pause, which it reads as the end of the
+    utterance, and a try with such a pause costs one encoder run instead of
+    two (docs/decisions/0026).
     """
     return score_try(
         recognizer,
-        clip,
-        heard,
+        heard.asr_clip,
+        heard.transcript.text,
         item.accepted,
         item.distractors,
         cue_level,
@@ -314,19 +314,6 @@ def score_item(
         item.allow_within,
         rank_margin=item.rank_margin,
     )
-
-
-def score_heard(
-    recognizer: Recognizer, item: ExerciseItem, heard: HeardUtterance, cue_level: int = 0
-) -> ScoreResult:
-    """The verdict on one heard try: :func:`score_item` on the clip the recogniser heard.
-
-    Scoring listens to what the transcription listened to (long pauses capped,
-    docs/decisions/0002): the decoder never meets a 2 s word-finding pause,
-    which it reads as the end of the utterance, and a try with such a pause
-    costs one encoder run instead of two (docs/decisions/0026).
-    """
-    return score_item(recognizer, item, heard.asr_clip, heard.transcript.text, cue_level)
 
 
 def shown_transcript(result: ScoreResult, heard: str) -> str:

@@ -10,7 +10,7 @@ from therapy_app.practice import attempts, cues, items, naming_cues
 from therapy_app.practice.early import AnswerJudge
 from therapy_app.practice.events import Cue, ExerciseKind, Feedback
 from therapy_app.practice.machine import PracticeMachine
-from therapy_app.practice.scoring import ScoreResult, score_item, shown_transcript
+from therapy_app.practice.scoring import ScoreResult, score_heard, shown_transcript
 from therapy_app.speech.services import SpeechServices
 
 PRAISE = {3: "Bravo ! C'est parfait.", 2: "Très bien !"}
@@ -120,11 +120,10 @@ class ItemTries:
             on_scored(self._verdict(heard, result, cue_level, tts_s))
             return
         self._machine.submit(
-            score_item,
+            score_heard,
             self._services.recognizer,
             item,
-            heard.clip,
-            heard.transcript.text,
+            heard,
             cue_level,
             on_done=lambda scored: on_scored(self._verdict(heard, scored, cue_level, tts_s)),
             outlives_end=True,  # a try scored after the patient left is still stored
