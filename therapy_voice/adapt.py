@@ -32,7 +32,6 @@ import torch
 
 from therapy_app.asr.verbatim import verbatim_text
 from therapy_app.model_store import sha256_file
-from therapy_voice.encoder_tuning import ENCODER_FILE, EncoderTop
 from therapy_voice.lora import LoraSettings, adapter_arrays, attach_lora, attach_saved, load_into
 from therapy_voice.manifest import Manifest, ManifestError
 from therapy_voice.prepare import PreparedItem
@@ -68,8 +67,6 @@ LEARNING_RATE = 2e-4
 # gave 51 %; on 18 clean TTS recordings of another voice (shipped 9 %) the same
 # adapters gave 9, 15, 21 and 26 %. 0.2 keeps over half the gain and drifts less.
 KL_WEIGHT = 0.2
-# Biases and norms move on another scale than low-rank matrices started at zero.
-ENCODER_LR = 1e-3
 EVAL_ITEMS = 16  # training recordings whose loss is measured before and after
 CHECKPOINT_EVERY_S = 60.0
 
@@ -114,9 +111,6 @@ class Recipe:
         alpha: adapter scale numerator.
         dropout: dropout on the adapters' input. None by default: the KL term
             regularises, and dropout cost a tenth of the forward pass.
-        encoder_blocks: last encoder blocks whose biases and norms are tuned
-            too (``therapy_voice.encoder_tuning``); 0: the decoder alone.
-        encoder_lr: peak learning rate of those biases and norms.
     """
 
     batch: int
@@ -129,22 +123,16 @@ class Recipe:
     rank: int = 16
     alpha: float = 32.0
     dropout: float = 0.0
-    encoder_blocks: int = 0
-    encoder_lr: float = ENCODER_LR
 
     @classmethod
-    def for_items(
-        cls, count: int, precision: str, max_steps: int | None = None, encoder_blocks: int = 0
-    ) -> Recipe:
+    def for_items(cls, count: int, precision: str, max_steps: int | None = None) -> Recipe:
         """The recipe for ``count`` usable recordings."""
         batch = min(BATCH, count)
         epochs = min(MAX_EPOCHS, max(MIN_EPOCHS, round(ITEM_PASSES / count)))
         steps = epochs * math.ceil(count / batch)
         if max_steps is not None:
             steps = max(0, min(steps, max_steps))
-        warmup = max(1, min(10, steps // 10))
-        return cls(batch, epochs, steps, warmup=warmup, precision=precision,
-                   encoder_blocks=encoder_blocks)  # fmt: skip
+        return cls(batch, epochs, steps, warmup=max(1, min(10, steps // 10)), precision=precision)
 
     @property
     def lora(self) -> LoraSettings:
@@ -270,25 +258,13 @@ class Trainer:
         if not self.items:
             raise ManifestError("no speech was heard in any recording")
         self.encoder, self.decoder = weights
-        # The prepared states are the input of the top blocks tuned (none: final states).
-        self.top: EncoderTop | None = None
-        self.top_reference: EncoderTop | None = None
-        encoder_params: list[torch.nn.Parameter] = []
-        if recipe.encoder_blocks:
-            self.top = EncoderTop(self.encoder, recipe.encoder_blocks)
-            self.top_reference = self.top.frozen_copy()
-            encoder_params = self.top.tunable()
         # Only the cross-attention projections of the encoder are used from here on.
         self.encoder.blocks = torch.nn.ModuleList()
         self.reference = _reference(self.decoder, manifest.init)
         self.params = attach_lora(self.decoder, recipe.lora)
         if manifest.init is not None:
             load_into(self.decoder, manifest.init)
-        groups: list[dict[str, Any]] = [{"params": self.params, "peak": recipe.lr}]
-        if encoder_params:
-            groups.append({"params": encoder_params, "peak": recipe.encoder_lr})
-            self.params = self.params + encoder_params
-        self.optimizer = torch.optim.AdamW(groups, lr=recipe.lr, weight_decay=0.0)
+        self.optimizer = torch.optim.AdamW(self.params, lr=recipe.lr, weight_decay=0.0)
         rng = random.Random(f"eval:{manifest.seed}")
         self.eval_items = rng.sample(self.items, min(EVAL_ITEMS, len(self.items)))
         self.step = 0
@@ -306,8 +282,6 @@ class Trainer:
             return
         saved = torch.load(path, weights_only=True)
         self.decoder.load_state_dict(saved["lora"], strict=False)
-        if self.top is not None:
-            self.top.load_state_dict(saved["encoder"])
         self.optimizer.load_state_dict(saved["optimizer"])
         self.step, self.history = saved["step"], saved["history"]
         self.progress = saved.get("progress", self.step / max(1, self.recipe.steps))
@@ -328,7 +302,6 @@ class Trainer:
         torch.save(
             {
                 "lora": state,
-                "encoder": None if self.top is None else self.top.state_dict(),
                 "optimizer": self.optimizer.state_dict(),
                 "step": self.step,
                 "progress": self.progress,
@@ -367,29 +340,22 @@ class Trainer:
         labels = labels[keep]
         bf16 = self.recipe.precision == "bf16"
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-            if self.top is not None and self.top_reference is not None:
-                cross = self.top(states)
-                with torch.no_grad():
-                    ref_cross = self.top_reference(states)
-            else:
-                cross = ref_cross = cross_attention(self.encoder, states)
+            cross = cross_attention(self.encoder, states)
             logits = decoder_forward(self.decoder, cross, tokens, keep=keep)
             if not with_kl:
                 return token_loss(logits, labels), torch.zeros(())
             with torch.no_grad():
                 if self.reference is None:
-                    ref = decoder_forward(self.decoder, ref_cross, tokens, gate=0.0, keep=keep)
+                    ref = decoder_forward(self.decoder, cross, tokens, gate=0.0, keep=keep)
                 else:
                     # Prompted rows (even) are read with the shipped adapters, written ones plain.
                     gates = torch.tensor([1.0, 0.0] * len(items)).reshape(-1, 1, 1)
-                    ref = decoder_forward(self.reference, ref_cross, tokens, gate=gates, keep=keep)
+                    ref = decoder_forward(self.reference, cross, tokens, gate=gates, keep=keep)
         return token_loss(logits, labels), kl_to_reference(logits, ref, labels)
 
     def evaluate(self) -> float:
         """Mean word cross-entropy on the evaluation recordings (dropout off)."""
         self.decoder.eval()
-        if self.top is not None:
-            self.top.eval()
         total = 0.0
         with torch.no_grad():
             for s in range(0, len(self.eval_items), 4):
@@ -426,7 +392,7 @@ class Trainer:
             warm = min(1.0, (self.step + 1) / r.warmup)
             lr = r.lr * warm * 0.5 * (1 + math.cos(math.pi * self.progress))
             for group in self.optimizer.param_groups:
-                group["lr"] = lr * group["peak"] / r.lr
+                group["lr"] = lr
             ce, kl = self._losses(self._batch(self.step))
             loss = (1 - r.kl) * ce + r.kl * kl
             self.optimizer.zero_grad()
@@ -466,12 +432,6 @@ class Trainer:
             # numpy's stub: a **dict[str, ndarray] could fill savez's allow_pickle: bool.
             np.savez(handle, **arrays)  # type: ignore[arg-type]
         tmp.replace(target)
-        if self.top is not None:
-            values = {k: v.detach().float().numpy() for k, v in self.top.graph_names().items()}
-            encoder_tmp = self.work / (ENCODER_FILE + ".tmp")
-            with encoder_tmp.open("wb") as handle:
-                np.savez(handle, **values)  # type: ignore[arg-type]
-            encoder_tmp.replace(self.work / ENCODER_FILE)
         return target
 
     def summary(

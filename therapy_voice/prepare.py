@@ -41,29 +41,23 @@ def load_weights(model_bin: Path) -> tuple[WhisperEncoder, WhisperDecoderStep]:
     return load_from_ct2(read_ct2_model(model_bin))
 
 
-def encoder_states(encoder: WhisperEncoder, mel: NDArray[np.float32], top: int = 0) -> torch.Tensor:
-    """The encoder's hidden states [1500, 512]: final ones (before the cross-attention
-    projections), or with ``top`` > 0 the input of its last ``top`` blocks (tuned later)."""
+def encoder_states(encoder: WhisperEncoder, mel: NDArray[np.float32]) -> torch.Tensor:
+    """The encoder's final hidden states [1500, 512] (before the cross-attention projections)."""
     with torch.no_grad():
         x = torch.from_numpy(mel[None])
         x = nn.functional.gelu(encoder.conv1(x))
         x = nn.functional.gelu(encoder.conv2(x)).transpose(1, 2)
         x = x + encoder.positions
-        for block in list(encoder.blocks)[: len(encoder.blocks) - top]:
+        for block in encoder.blocks:
             x = block(x)
-        states: torch.Tensor = (x if top else encoder.ln(x))[0]
+        states: torch.Tensor = encoder.ln(x)[0]
         return states
 
 
 def heard_states(
-    vad: VoiceActivityDetector,
-    encoder: WhisperEncoder,
-    mel: MelSettings,
-    clip: AudioClip,
-    top: int = 0,
+    vad: VoiceActivityDetector, encoder: WhisperEncoder, mel: MelSettings, clip: AudioClip
 ) -> NDArray[np.float16] | None:
-    """fp16 encoder states [1500, 512] of what the recogniser hears in ``clip``
-    (:func:`encoder_states` with ``top``).
+    """fp16 encoder states [1500, 512] of what the recogniser hears in ``clip``.
 
     Returns:
         None when the VAD finds no speech, or when the speech left after capping
@@ -73,7 +67,7 @@ def heard_states(
     if prepared is None or prepared[1].duration > mel.chunk_seconds:
         return None
     features = log_mel_spectrogram(prepared[1].samples, mel)
-    return encoder_states(encoder, features, top).numpy().astype(np.float16)
+    return encoder_states(encoder, features).numpy().astype(np.float16)
 
 
 @dataclass(frozen=True)
