@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,8 @@ def _score(candidate: dict[str, Any], weight: float) -> float:
     return float(candidate["per_token"] - (0.0 if prior is None else weight * prior))
 
 
-def accepted(row: dict[str, Any], weight: float, slack: float, margin: float) -> bool:
-    """The rule's verdict on one stored try under one setting."""
+def measures(row: dict[str, Any], weight: float) -> tuple[float | None, float | None]:
+    """(margin over the best distractor, gap to the free transcript) of one stored try."""
     candidates = row["candidates"]
     forms = [c for c in candidates if c["role"] == "form"]
     wrong = [c for c in candidates if c["role"] == "distractor"]
@@ -76,9 +77,36 @@ def accepted(row: dict[str, Any], weight: float, slack: float, margin: float) ->
         if heard:
             # On plain scores, as the app compares the transcript.
             gap = best["per_token"] - heard[0]["per_token"]
+    return found_margin, gap
+
+
+def accepted(row: dict[str, Any], weight: float, slack: float, margin: float) -> bool:
+    """The rule's verdict on one stored try under one setting."""
+    found_margin, gap = measures(row, weight)
     return verdict.decide(
         row["wer"], found_margin, gap, rank_margin=margin, transcript_slack=slack
     ).success
+
+
+def rejection_reasons(rows: list[dict[str, Any]]) -> Counter[tuple[str, str, str]]:
+    """Per (speech, kind of try, reason), the tries under the app's constants: accepted,
+    nothing heard, or rejected by the margin, the transcript or both (decision 0023)."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for row in rows:
+        margin, gap = measures(row, verdict.PRIOR_WEIGHT)
+        needed = verdict.NAMING_RANK_MARGIN if _naming(row) else verdict.RANK_MARGIN
+        if verdict.decide(row["wer"], margin, gap, rank_margin=needed).success:
+            reason = "accepted"
+        elif not row["candidates"]:
+            reason = "nothing heard"
+        else:
+            low = margin is None or margin < needed
+            vetoed = gap is not None and gap < -verdict.TRANSCRIPT_SLACK
+            reason = (
+                "margin and transcript" if low and vetoed else "margin" if low else "transcript"
+            )
+        counts[(_speech(row), row["kind"], reason)] += 1
+    return counts
 
 
 def _speech(row: dict[str, Any]) -> str:
@@ -171,10 +199,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rows", type=Path, help="written by verdicts.py --calibration-only")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--reasons",
+        action="store_true",
+        help="print why each kind of try is rejected under the app's constants; write nothing",
+    )
     args = parser.parse_args(argv)
     rows = json.loads(args.rows.read_text(encoding="utf-8"))["calibration_rows"]
     if any(r["split"] != "calibration" for r in rows):
         raise SystemExit("only calibration rows may be read here")
+    if args.reasons:
+        for (speech, kind, reason), n in sorted(rejection_reasons(rows).items()):
+            print(f"{speech}\t{kind}\t{reason}\t{n}")
+        return 0
     best, table = choose(rows)
     without_prior = next(t for t in table if t["setting"]["prior_weight"] == 0.0)
     for t in table[:8]:
