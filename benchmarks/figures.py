@@ -745,12 +745,12 @@ def personal_voice(data: Json) -> list[str]:
         "`benchmarks/blind/personal_voice.sha256`). WER of the free transcript; isolated "
         "words right (exact transcript); verdict true accept of right answers and false "
         "accept of sound-alike answers (naming rule). Minutes: the whole adaptation (prepare, "
-        "train, validate) on this 2-core machine: the 100-recording rows with the machine "
-        "otherwise idle, the others shared with other jobs. The trainer stops at a 12-minute "
-        "budget (preparation included) with its learning-rate schedule completed. "
-        "Armelle's rows were measured after decision 0026 (verdicts score the clip with its "
-        "long pauses capped); the synthetic speakers' verdict columns before it, on the "
-        "stored clip (their WER and words-right columns do not depend on it). "
+        "train, validate) on this 2-core machine: the synthetic speakers' rows and Armelle's "
+        "100-recording row with the machine otherwise idle, her other rows shared with other "
+        "jobs. The trainer stops at a 12-minute budget (preparation included) with its "
+        "learning-rate schedule completed. Every row was measured after decision 0026 "
+        "(verdicts score the clip with its long pauses capped); the synthetic speakers' rows "
+        "were trained and measured again for it on 2026-12-07. "
         "Targets (100 recordings): WER −50 % relative, isolated words right ≥ 60 %, "
         "adaptation ≤ 15 min.",
         "",
