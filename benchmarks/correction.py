@@ -52,12 +52,16 @@ HANDWRITTEN_HELDOUT = ROOT / "tests" / "data" / "aphasia_eval_heldout.jsonl"
 # Built once from natural sentences no corpus may contain (models/corrector/natural_blind.py).
 NATURAL_BLIND = ROOT / "tests" / "data" / "aphasia_eval_natural.jsonl"
 NATURAL_FROZEN = ROOT / "benchmarks" / "blind" / "corrector_natural.sha256"
+# Everyday utterances with no tense cue, written for the failure kinds issue 28 lists
+# (2026-12-07); a dev set: the unsaid-meaning penalty was chosen on it.
+EVERYDAY_DEV = ROOT / "tests" / "data" / "aphasia_eval_everyday_dev.jsonl"
 # results key -> file; "handwritten" keeps its meaning (the first set).
 HAND_SETS = {
     "handwritten": HANDWRITTEN,
     "handwritten_blind": HANDWRITTEN_BLIND,
     "handwritten_heldout": HANDWRITTEN_HELDOUT,
     "natural_blind": NATURAL_BLIND,
+    "everyday_dev": EVERYDAY_DEV,
 }
 # Short names for --hand-sets and the printed table.
 HAND_SET_LABELS = {
@@ -65,6 +69,7 @@ HAND_SET_LABELS = {
     "handwritten_blind": "blind",
     "handwritten_heldout": "heldout",
     "natural_blind": "natural",
+    "everyday_dev": "everyday",
 }
 # Sets whose items must never be shown one by one: no per-item outputs are kept
 # in the results, and nothing prints their items.

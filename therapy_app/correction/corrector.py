@@ -25,6 +25,7 @@ from therapy_app.correction.search import (
     greedy,
     score_target,
 )
+from therapy_app.correction.unsaid import added_meaning
 from therapy_app.errors import ModelInvalidError, TherapyAppError
 from therapy_app.written import as_sentence
 
@@ -68,6 +69,10 @@ class CorrectorConfig:
         faithful_first: never lead with a rewrite that loses a said word
             (the first faithful alternative, else the unchanged input, goes
             first); measured on the blind sets beside its absence.
+        unsaid_penalty: subtracted, when ordering the rewrites, for each kind
+            of meaning a rewrite adds that the input does not say (a tense, a
+            demonstrative, an order: ``unsaid.added_meaning``). It only orders
+            the rewrites among themselves; the keep rule does not see it.
     """
 
     format_version: int
@@ -86,6 +91,7 @@ class CorrectorConfig:
     keep_margin: float | None = None
     drop_penalty: float = 0.0
     faithful_first: bool = True
+    unsaid_penalty: float = 0.0
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CorrectorConfig:
@@ -374,7 +380,8 @@ class Corrector:
                     return [*alternatives[1:], alternatives[0]]
             return alternatives
         identity = self._unchanged(source)
-        best = self._ranking_score(text, alternatives[0])
+        # The best rewrite by its ranking alone: the order may have put another first.
+        best = max(self._ranking_score(text, a) for a in alternatives)
         others = [a for a in alternatives if normalize_text(a.text) != text]
         if identity.score >= best - margin and not looks_ungrammatical(text):
             return [identity, *others][:MAX_ALTERNATIVES]
@@ -471,8 +478,16 @@ class Corrector:
                 continue
             seen.add(key)
             out.append(Alternative(text, hyp.score))
-        out.sort(key=lambda a: self._ranking_score(source, a), reverse=True)
+        out.sort(key=lambda a: self._order_score(source, a), reverse=True)
         return out[:limit]
+
+    def _order_score(self, source: str, candidate: Alternative) -> float:
+        """The ranking score, less ``unsaid_penalty`` per kind of meaning not said."""
+        penalty = self.config.unsaid_penalty
+        score = self._ranking_score(source, candidate)
+        if not penalty:
+            return score
+        return score - penalty * len(added_meaning(source, candidate.text))
 
 
 # What the unchanged input may gain: sentence punctuation, nothing inside words.

@@ -7,6 +7,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from therapy_app.correction.normalize import normalize_word
+from therapy_app.correction.preserve import same_word, words
 
 KEPT = "kept"
 RESTORED = "restored"  # a word the patient left out, added back
@@ -184,10 +185,17 @@ def missing_content_words(source: str, target: str) -> int:
     habite.") has changed what the patient meant.
     """
     targets = [normalize_word(w) for w in target.split() if normalize_word(w)]
+    # The irregular forms the preservation check knows ("avoir" -> "ai", "aller" ->
+    # "vais", "être" -> "suis") share too few letters with their infinitive: counted
+    # as lost, they made "j'avais mal" outrank "j'ai mal" and "je suis allé" outrank
+    # "je vais" for input with no tense cue.
+    pieces = words(target)
     missing = 0
     for word in {normalize_word(w) for w in source.split()}:
         if not word or word in _DROPPABLE:
             continue
-        if not any(_similarity(word, t) >= _SIMILAR for t in targets):
+        if any(_similarity(word, t) >= _SIMILAR for t in targets):
+            continue
+        if not any(same_word(word, piece) for piece in pieces):
             missing += 1
     return missing

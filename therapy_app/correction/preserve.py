@@ -100,7 +100,7 @@ def _fold(word: str) -> str:
     return "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
 
 
-def _words(text: str) -> list[str]:
+def words(text: str) -> list[str]:
     """Words of a text, elisions and hyphens split ("j'ai" -> "j", "ai"; "as-tu")."""
     return normalize_text(text).replace("'", " ").replace("-", " ").split()
 
@@ -108,7 +108,7 @@ def _words(text: str) -> list[str]:
 def _said(source: str) -> list[str]:
     """Said words that must survive: no fillers, a repeated start ("mon chien mon chien") once."""
     out: list[str] = []
-    for word in _words(source):
+    for word in words(source):
         if word in FILLERS:
             continue
         out.append(word)
@@ -130,8 +130,11 @@ def _similar(said: str, written: str) -> bool:
     return len(a) >= 4 and SequenceMatcher(None, a, b).ratio() >= 0.7
 
 
-def _matches_content(said: str, written: str) -> bool:
-    """A form of the same word: conjugated, agreed, repaired, or a clitic for a tonic pronoun."""
+def same_word(said: str, written: str) -> bool:
+    """A form of the same word: conjugated, agreed, repaired, or a clitic for a tonic pronoun.
+
+    Both words as :func:`words` splits them ("j'ai" is "j" and "ai").
+    """
     if _similar(said, written):
         return True
     return bool(_GROUP_OF.get(said, set()) & _GROUP_OF.get(written, set()))
@@ -148,13 +151,13 @@ def preservation(source: str, correction: str) -> Preservation:
     Each written word serves one said word at most, so "il y a trop de monde" ->
     "il y a trop monde" loses "de": each other function word is already taken.
     """
-    written = _words(correction)
+    written = words(correction)
     said = _said(source)
     free = set(range(len(written)))
     pending = list(range(len(said)))
     # Exact forms first, then conjugations and repairs, then function-word swaps,
     # so that a swap never takes a word that another said word needs as it is.
-    for accept in (str.__eq__, _matches_content, _matches_function):
+    for accept in (str.__eq__, same_word, _matches_function):
         still = []
         for k in pending:
             match = next((i for i in sorted(free) if accept(said[k], written[i])), None)
