@@ -19,6 +19,9 @@ DATA = Path(__file__).parent / "data"
         ("mes petits enfants va bien", "plural_subject_singular_verb"),
         ("il manger pomme", "bare_verb_after_subject"),
         ("je tombé escalier", "bare_verb_after_subject"),
+        ("il pleuvoir", "bare_verb_after_subject"),
+        ("je partir demain", "bare_verb_after_subject"),
+        ("elle prendre bus", "bare_verb_after_subject"),
         ("moi aller boulangerie", "tonic_subject"),
         ("j'ai oublié mon parapuie", "deformed_word"),
         ("je voudrais une tasse de socolat", "deformed_word"),
@@ -37,6 +40,8 @@ def test_a_plain_error_is_seen(text: str, kind: str):
         "Ces jours-ci il fait froid.",
         "Les enfants sont partis.",
         "Il est né en mai.",
+        "Il entre et je montre le chemin.",  # present forms in -re
+        "Je sors, il va venir.",
         "Elle a bu du thé hier.",
         "Ma sœur habite à Lyon.",  # a ligature, a name the corrector knows
         "Je me lave les mains dans les escaliers.",  # plain words missing from its vocabulary
@@ -55,7 +60,12 @@ def _references(name: str) -> list[str]:
 def test_no_reference_of_the_hand_written_sets_shows_a_cue():
     # The references are grammatical by construction: a cue on one of them would
     # stop a correct sentence from being kept.
-    names = ("aphasia_eval.jsonl", "aphasia_eval_blind.jsonl", "aphasia_eval_heldout.jsonl")
+    names = (
+        "aphasia_eval.jsonl",
+        "aphasia_eval_blind.jsonl",
+        "aphasia_eval_heldout.jsonl",
+        "aphasia_eval_everyday_dev.jsonl",
+    )
     flagged = [ref for name in names for ref in _references(name) if looks_ungrammatical(ref)]
     assert flagged == []
 

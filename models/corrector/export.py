@@ -33,7 +33,13 @@ from models.corrector.graphs import OPSET, export_graphs
 from models.corrector.model import ModelConfig, Seq2SeqTransformer, count_parameters
 from models.corrector.tokenizer import BOS_ID, EOS_ID, PAD_ID, UNK_ID, load_tokenizer
 from therapy_app import inference
-from therapy_app.correction.corrector import FORMAT_VERSION, Corrector, CorrectorConfig, _OnnxGraphs
+from therapy_app.correction.corrector import (
+    FORMAT_VERSION,
+    UNSAID_PENALTY,
+    Corrector,
+    CorrectorConfig,
+    _OnnxGraphs,
+)
 from therapy_app.correction.search import greedy
 from therapy_app.model_store import SIDECAR, file_entry, sha256_file, write_sidecar
 
@@ -86,6 +92,7 @@ def _runtime_config(model: Seq2SeqTransformer, meta: dict[str, Any]) -> Correcto
         head_dim=c.head_dim,
         max_src_tokens=min(c.max_len, 2 * train["max_src_tokens"]) - 1,
         max_tgt_tokens=min(c.max_len - 1, 2 * train["max_tgt_tokens"]),
+        unsaid_penalty=UNSAID_PENALTY,
     )
 
 

@@ -91,8 +91,19 @@ def _deformed(word: str) -> bool:
     return plain not in french_forms() and is_known(word)
 
 
+# Infinitives in -re that are never also a present form ("il entre", "je montre" are).
+_RE_INFINITIVES = frozenset(
+    "être faire prendre boire dire lire écrire mettre vivre suivre croire attendre vendre "
+    "descendre répondre entendre perdre comprendre apprendre rendre connaître conduire "
+    "plaire rire battre éteindre peindre".split()
+)
+
+
 def _bare_verb(word: str) -> bool:
-    return len(word) >= 4 and word not in _NOT_VERBS and word.endswith(("er", "é"))
+    if word in _RE_INFINITIVES:
+        return True
+    # -ir and -oir ("il pleuvoir", "je partir"): no present form ends so after a subject.
+    return len(word) >= 4 and word not in _NOT_VERBS and word.endswith(("er", "é", "ir", "oir"))
 
 
 def find_cues(text: str) -> list[Cue]:
