@@ -180,7 +180,8 @@ def evaluate_handwritten(
         "exact_any_agrammatic_unseen": sum(rows[i]["exact"] for i in unseen) / max(len(unseen), 1),
         "n_agrammatic_unseen": len(unseen),
         "chrf": sacrebleu.corpus_chrf(hyps, [closest]).score,
-        "unchanged_rate": sum(unchanged) / max(len(unchanged), 1),
+        # None for a set without correct sentences (the everyday set), not 0 %.
+        "unchanged_rate": sum(unchanged) / len(unchanged) if unchanged else None,
         "per_phenomenon": per_phenomenon,
     }
     if keep_outputs:
@@ -220,7 +221,7 @@ def evaluate_proposals(corrector: Corrector, items: list[dict[str, Any]]) -> dic
         "first_right": sum(first_hits) / n,
         "among_right": sum(among_hits) / n,
         "first_chrf": sacrebleu.corpus_chrf(firsts, [closest]).score if firsts else None,
-        "correct_kept_first": sum(kept) / max(len(kept), 1),
+        "correct_kept_first": sum(kept) / len(kept) if kept else None,
         "agrammatic_unchanged_first": sum(unchanged) / n,
     }
 

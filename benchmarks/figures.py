@@ -234,6 +234,7 @@ _CORRECTOR_SETS = (
     ("handwritten_blind", "second set"),
     ("handwritten_heldout", "held-out set"),
     ("natural_blind", "natural blind set"),
+    ("everyday_dev", "everyday (dev)"),
 )
 
 
@@ -253,7 +254,10 @@ def correction(data: Json) -> list[str]:
         "correct; `benchmarks/blind/corrector_natural.sha256`) was built once by "
         "`models/corrector/natural_blind.py` from natural sentences (npm fr-corpus) that no "
         "corpus may contain, degraded by the corpus rules, one reference each, never read "
-        "item by item: read the last two as the honest ones.",
+        "item by item: read the held-out and natural sets as the honest ones. The everyday "
+        "set (50 utterances with no tense cue, several references each) was written on "
+        "2026-12-07 for the failure kinds issue 28 names, and the unsaid-meaning order was "
+        "chosen on it (decision 0028): a dev set.",
         "",
     ]
     sets = [(k, label) for k, label in _CORRECTOR_SETS if k in next(iter(systems.values()))]
@@ -931,6 +935,7 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("correction.json", correction),
     ("correction_ablation_faithful.json", correction_ablation),
     ("correction_ablation_keep.json", correction_ablation),
+    ("correction_ablation_unsaid.json", correction_ablation),
     ("corpus_coverage.json", corpus_coverage),
     ("keep_margin.json", keep_margin),
     ("offer_margin.json", offer_margin),
