@@ -46,11 +46,12 @@ _OWN = ("poss", "poss", "def")
 # "le" offered "je regarde cette télé" for "moi regarder télé" (decision 0028).
 _ANY = ("def", "def", "def", "indef", "indef", "poss", "poss", "dem")
 _THIS = ("def", "def", "def", "def", "dem")
+_SOME = ("indef", "indef", "def", "def", "num", "dem")
 
 CORE_FRAMES: tuple[Frame, ...] = (
     # Meals and drinks.
     Frame("manger", "obj", "FOOD_MASS", styles=_FOOD_STYLES, weight=4),
-    Frame("manger", "obj", "FOOD_COUNT", styles=("indef", "indef", "def", "def", "num", "dem"), weight=3),
+    Frame("manger", "obj", "FOOD_COUNT", styles=_SOME, weight=3),
     Frame("boire", "obj", "DRINK", styles=("part", "part", "indef"), weight=3),
     Frame("prendre", "obj", "FOOD_COUNT", styles=("indef", "def", "num"), weight=2),
     Frame("prendre", "obj", "DRINK", styles=("part", "indef"), weight=1),
