@@ -22,6 +22,8 @@ DATA = Path(__file__).parent / "data"
         ("il pleuvoir", "bare_verb_after_subject"),
         ("je partir demain", "bare_verb_after_subject"),
         ("elle prendre bus", "bare_verb_after_subject"),
+        ("elle parti sans dire au revoir", "bare_verb_after_subject"),
+        ("je perdu clés", "bare_verb_after_subject"),
         ("moi aller boulangerie", "tonic_subject"),
         ("j'ai oublié mon parapuie", "deformed_word"),
         ("je voudrais une tasse de socolat", "deformed_word"),
@@ -42,6 +44,7 @@ def test_a_plain_error_is_seen(text: str, kind: str):
         "Il est né en mai.",
         "Il entre et je montre le chemin.",  # present forms in -re
         "Je sors, il va venir.",
+        "Il lui parle, elle aussi.",
         "Elle a bu du thé hier.",
         "Ma sœur habite à Lyon.",  # a ligature, a name the corrector knows
         "Je me lave les mains dans les escaliers.",  # plain words missing from its vocabulary

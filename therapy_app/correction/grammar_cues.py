@@ -102,8 +102,18 @@ _RE_INFINITIVES = frozenset(
 def _bare_verb(word: str) -> bool:
     if word in _RE_INFINITIVES:
         return True
+    if len(word) < 4 or word in _NOT_VERBS:
+        return False
     # -ir and -oir ("il pleuvoir", "je partir"): no present form ends so after a subject.
-    return len(word) >= 4 and word not in _NOT_VERBS and word.endswith(("er", "é", "ir", "oir"))
+    if word.endswith(("er", "é", "ir", "oir")):
+        return True
+    # A bare participle in -i or -u ("elle parti", "je perdu"), known by its infinitive;
+    # "il lui", "elle aussi" have none.
+    if word.endswith("i"):
+        return word + "r" in french_forms()
+    return word.endswith("u") and any(
+        word[:-1] + end in french_forms() for end in ("re", "ir", "oir")
+    )
 
 
 def find_cues(text: str) -> list[Cue]:
