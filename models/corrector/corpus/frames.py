@@ -42,16 +42,12 @@ class Frame:
 
 _FOOD_STYLES = ("part", "part", "indef", "def", "num")
 _OWN = ("poss", "poss", "def")
-# Demonstratives are rare in what patients mean: a model that learnt them as often as
-# "le" offered "je regarde cette télé" for "moi regarder télé" (decision 0028).
-_ANY = ("def", "def", "def", "indef", "indef", "poss", "poss", "dem")
-_THIS = ("def", "def", "def", "def", "dem")
-_SOME = ("indef", "indef", "def", "def", "num", "dem")
+_ANY = ("def", "indef", "poss", "dem")
 
 CORE_FRAMES: tuple[Frame, ...] = (
     # Meals and drinks.
     Frame("manger", "obj", "FOOD_MASS", styles=_FOOD_STYLES, weight=4),
-    Frame("manger", "obj", "FOOD_COUNT", styles=_SOME, weight=3),
+    Frame("manger", "obj", "FOOD_COUNT", styles=("indef", "def", "num", "dem"), weight=3),
     Frame("boire", "obj", "DRINK", styles=("part", "part", "indef"), weight=3),
     Frame("prendre", "obj", "FOOD_COUNT", styles=("indef", "def", "num"), weight=2),
     Frame("prendre", "obj", "DRINK", styles=("part", "indef"), weight=1),
@@ -65,10 +61,10 @@ CORE_FRAMES: tuple[Frame, ...] = (
     Frame("aimer", "obj", "FOOD_MASS", styles=("def",), weight=2),
     Frame("préférer", "obj", "FOOD_MASS", styles=("def",), weight=1),
     Frame("détester", "obj", "FOOD_MASS", styles=("def",), weight=1),
-    Frame("goûter", "obj", "FOOD_COUNT", styles=_THIS, weight=1),
+    Frame("goûter", "obj", "FOOD_COUNT", styles=("def", "dem"), weight=1),
     Frame("finir", "obj", "MEALS", styles=("poss", "def"), weight=1),
     Frame("servir", "obj", "FOOD_MASS", styles=("part", "def"), weight=1),
-    Frame("couper", "obj", "FOOD_COUNT", styles=_THIS, weight=1),
+    Frame("couper", "obj", "FOOD_COUNT", styles=("def", "dem"), weight=1),
     # Things at home.
     Frame("chercher", "obj", "OBJECTS", styles=_OWN, weight=4),
     Frame("trouver", "obj", "OBJECTS", styles=_OWN, weight=2),
@@ -79,10 +75,10 @@ CORE_FRAMES: tuple[Frame, ...] = (
     Frame("nettoyer", "obj", "OBJECTS", styles=_ANY, weight=1),
     Frame("réparer", "obj", "OBJECTS", styles=_ANY, weight=1),
     Frame("casser", "obj", "OBJECTS", styles=_ANY, weight=1),
-    Frame("ouvrir", "obj", "OBJECTS", styles=_THIS, weight=1),
-    Frame("fermer", "obj", "OBJECTS", styles=_THIS, weight=1),
+    Frame("ouvrir", "obj", "OBJECTS", styles=("def", "dem"), weight=1),
+    Frame("fermer", "obj", "OBJECTS", styles=("def", "dem"), weight=1),
     Frame("utiliser", "obj", "OBJECTS", styles=_ANY, weight=1),
-    Frame("regarder", "obj", "OBJECTS", styles=_THIS, weight=1),
+    Frame("regarder", "obj", "OBJECTS", styles=("def", "dem"), weight=1),
     Frame("apporter", "obj", "OBJECTS", styles=_ANY, weight=1),
     Frame("vouloir", "obj", "OBJECTS", styles=("indef", "def"), weight=1),
     Frame("mettre", "obj", "CLOTHES", styles=_OWN, weight=2),
@@ -208,25 +204,6 @@ CORE_FRAMES: tuple[Frame, ...] = (
     Frame("brosser", "refl_obj", "TEETH", styles=("def",), weight=1),
     Frame("casser", "refl_obj", "BODY", styles=("def",), weight=1),
     Frame("couper", "refl_obj", "FINGER", styles=("def",), weight=1),
-    # Everyday collocations, each with the determiner French fixes for it ("faire la
-    # cuisine", "mettre la table", "prendre une douche", "faire du sport"): the model
-    # rebuilt them word by word ("je fais une cuisine") when no frame had them.
-    Frame("faire", "obj", "CHORES", styles=("def",), weight=6),
-    Frame("faire", "obj", "OUTINGS", styles=("indef",), weight=2),
-    Frame("faire", "obj", "PASTIMES", styles=("part",), weight=2),
-    Frame("mettre", "obj", "TABLE", styles=("def",), weight=2),
-    Frame("débarrasser", "obj", "TABLE", styles=("def",), weight=1),
-    Frame("passer", "obj", "HOOVER", styles=("def",), weight=1),
-    Frame("sortir", "obj", "TAKE_OUT", styles=("def",), weight=1),
-    Frame("promener", "obj", "PET", styles=("def", "def", "poss"), weight=1),
-    Frame("prendre", "obj", "WASH", styles=("indef",), weight=2),
-    Frame("prendre", "obj", "APPOINTMENT", styles=("none",), weight=2),
-    Frame("écouter", "obj", "RADIO", styles=("def",), weight=2),
-    Frame("regarder", "obj", "TV", styles=("def",), weight=2),
-    Frame("avoir", "obj", "STATES", styles=("none",), weight=3),
-    Frame("payer", "obj", "BILLS", styles=("def",), weight=1),
-    Frame("ranger", "obj", "ROOMS_TIDY", styles=("def", "def", "poss"), weight=1),
-    Frame("faire", "obj", "BED", styles=("def",), weight=1),
 )
 
 # Extra noun fields used by frames but small enough to live here.
@@ -244,21 +221,6 @@ EXTRA_FIELDS = {
     "GARDEN": "fleur plante jardin salade tomate pelouse",
     "TEETH": "dent",
     "FINGER": "doigt main pied",
-    "CHORES": "cuisine vaisselle lessive sieste ménage courses",
-    "OUTINGS": "promenade balade tour gâteau",
-    "PASTIMES": "sport vélo gymnastique musique jardinage piano",
-    "TABLE": "table",
-    "HOOVER": "aspirateur",
-    "TAKE_OUT": "chien poubelle",
-    "PET": "chien",
-    "WASH": "douche bain",
-    "APPOINTMENT": "rendez-vous",
-    "RADIO": "radio",
-    "TV": "télé télévision",
-    "STATES": "faim soif froid chaud peur sommeil",
-    "BILLS": "addition facture loyer",
-    "ROOMS_TIDY": "chambre cuisine maison placard armoire",
-    "BED": "lit",
 }
 
 

@@ -147,7 +147,6 @@ EXTRA_LEXICON = {
 # Pluralia tantum and nouns patients use in the plural: word -> singular lemma.
 PLURAL_ONLY = {
     "lunettes": "lunette",
-    "courses": "course",
     "vacances": "vacance",
     "ciseaux": "ciseau",
     "toilettes": "toilette",
