@@ -47,7 +47,7 @@ _ETRE_PARTICIPLES = (
 _IRREGULAR_PARTICIPLES = frozenset(
     "fait dit pris mis vu eu bu lu su pu dû été fini écrit ouvert offert mort né reçu "
     "perdu vendu attendu entendu répondu rendu conduit compris appris dormi servi choisi "
-    "tenu voulu connu couru plu fallu vécu venu parti sorti sorti ri suivi".split()
+    "tenu voulu connu couru plu fallu vécu venu parti sorti ri suivi".split()
 )
 # Present forms that end like an imperfect or a future ("il fait", "je sais").
 _PRESENT_LOOKALIKES = frozenset(
