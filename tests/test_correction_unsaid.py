@@ -31,6 +31,7 @@ from therapy_app.correction.unsaid import added_meaning
         ("moi partir soir", "Je pars ce soir.", ()),
         ("moi fatigué", "Je suis fatigué.", ()),
         ("moi boire lait", "Je bois du lait.", ()),
+        ("excuser moi", "Excusez-moi.", ()),  # a formula, not an order
     ],
 )
 def test_added_meaning_names_what_the_patient_did_not_say(said, rewrite, added):

@@ -183,7 +183,13 @@ def _order_added(written: list[str]) -> bool:
     first = next((w for w in written if w not in {"ne", "n"}), "")
     if first in {"faites", "dites", "sois", "soyez", "soyons", "aie", "ayez", "va", "viens"}:
         return True
+    if first in _COURTESY:
+        return False
     return len(first) >= 4 and first.endswith(("ez", "ons")) and first not in {"bons", "maisons"}
+
+
+# Formulas a patient says as they are: "Excusez-moi", "Entrez", "Asseyez-vous".
+_COURTESY = frozenset({"excusez", "entrez", "asseyez"})
 
 
 def added_meaning(source: str, candidate: str) -> tuple[str, ...]:
