@@ -94,7 +94,7 @@ class Preservation:
     lost: tuple[str, ...]
 
 
-def _fold(word: str) -> str:
+def fold(word: str) -> str:
     """Lowercase without accents: "Évier" and "evier" match, "boulanzerie" stays itself."""
     decomposed = unicodedata.normalize("NFD", word.lower())
     return "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
@@ -121,7 +121,7 @@ def _said(source: str) -> list[str]:
 
 def _similar(said: str, written: str) -> bool:
     """Same word, a conjugation or agreement of it, or a repaired deformation of it."""
-    a, b = _fold(said), _fold(written)
+    a, b = fold(said), fold(written)
     if a == b:
         return True
     if min(len(a), len(b)) >= 3 and a[:3] == b[:3]:

@@ -12,10 +12,8 @@ the check for that kind.
 
 from __future__ import annotations
 
-import unicodedata
-
 from therapy_app.correction.grammar_cues import french_forms
-from therapy_app.correction.preserve import words
+from therapy_app.correction.preserve import fold, words
 
 # Words that place an utterance in time, or auxiliaries and conjugated forms the
 # patient said: any of them and the tense of a candidate is the patient's.
@@ -49,6 +47,8 @@ _IRREGULAR_PARTICIPLES = frozenset(
     "perdu vendu attendu entendu répondu rendu conduit compris appris dormi servi choisi "
     "tenu voulu connu couru plu fallu vécu venu parti sorti ri suivi".split()
 )
+# Said, these mark a past; "fait" and "dit" are presents too ("il fait froid").
+_SAID_PARTICIPLES = _IRREGULAR_PARTICIPLES - {"fait", "dit"}
 # Present forms that end like an imperfect or a future ("il fait", "je sais").
 _PRESENT_LOOKALIKES = frozenset(
     "fais fait sais sait vais plais plaît plait connais connaît connait parais paraît "
@@ -68,11 +68,6 @@ _PRONOUN_CE = frozenset({"que", "qu", "qui", "dont", "n", "ne", "sont", "soit", 
 _INFINITIVE_ENDINGS = ("er", "ir", "re", "oir")
 
 
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFD", word.lower())
-    return "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
-
-
 def _is_participle(word: str) -> bool:
     return word in _IRREGULAR_PARTICIPLES or (
         len(word) >= 4 and word.endswith(("é", "ée", "és", "ées", "i", "ie", "is", "u", "ue"))
@@ -88,7 +83,7 @@ def _tense_cue(said: list[str]) -> bool:
             return True  # "moi aller manger": the patient's own futur proche
         if _said_participle(word):
             return True  # "tombé", "mangé": a bare participle is a past
-        if word in _IRREGULAR_PARTICIPLES - {"fait", "dit"}:
+        if word in _SAID_PARTICIPLES:
             return True
         if len(word) >= 4 and word.endswith(("ais", "ait", "aient", "rai", "ront")):
             return True  # a conjugated imperfect or future
@@ -203,11 +198,11 @@ def added_meaning(source: str, candidate: str) -> tuple[str, ...]:
         Each kind once, in that order; empty when the candidate says no more than
         the patient did, or when the patient's words carry the cue themselves.
     """
-    said = [_fold(w) for w in words(source)]
+    said = words(source)
     written = words(candidate)
-    folded_said = set(said)
+    folded_said = {fold(w) for w in said}
     out: list[str] = []
-    if not _tense_cue(words(source)) and _tense_added(written, set(words(source))):
+    if not _tense_cue(said) and _tense_added(written, set(said)):
         out.append("tense")
     if not folded_said & {"ce", "cet", "cette", "ces", "ca"} and _demonstrative_added(written):
         out.append("demonstrative")
