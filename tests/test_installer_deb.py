@@ -291,6 +291,7 @@ def test_doctor_finds_the_bundled_models_offline(chroot):
     code, out, err = chroot.app_run("sh", "-c", "cd ~/piege && exec therapy-app doctor")
     assert "ok  model whisper-base" in out and "_models" in out, out + err
     assert "ok  model corrector-fr" in out and "ok  voice: SVOX Pico fr-FR" in out, out + err
+    assert "ok  model phone-reader" in out, out + err
     assert "Traceback" not in err, err[-3000:]
 
 

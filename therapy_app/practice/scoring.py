@@ -42,6 +42,7 @@ from therapy_app.verdict import RANK_MARGIN, Verdict, decide, evidence, transcri
 from therapy_app.written import as_sentence
 
 if TYPE_CHECKING:
+    from therapy_app.asr.phone_reader import PhoneReader
     from therapy_app.asr.recognizer import DecodeOptions, Transcript
     from therapy_app.asr.utterance import HeardUtterance
     from therapy_app.practice.items import ExerciseItem
@@ -90,6 +91,12 @@ class ScoreResult:
         by_sound: success came from the scoring rule.
         seconds: time spent scoring.
         candidates: every scored text with its numbers (``judge --json``, benchmarks).
+        phone_fit: how well the best accepted form's phonemes fit the try,
+            per phoneme, against the best unconstrained phoneme path (0 at
+            best; None without the phone reader or a pronunciation).
+        phone_margin: that form's fit less the best distractor's (None
+            without distractors with a pronunciation).
+        by_phones: success came from the phone rule.
     """
 
     success: bool
@@ -105,6 +112,9 @@ class ScoreResult:
     by_sound: bool
     seconds: float = 0.0
     candidates: tuple[CandidateScore, ...] = ()
+    phone_fit: float | None = None
+    phone_margin: float | None = None
+    by_phones: bool = False
 
 
 class EncodeOnce:
@@ -134,6 +144,11 @@ class EncodeOnce:
     def provider(self) -> str:
         """Where the recogniser runs: "cpu" or "cuda"."""
         return self.recognizer.provider
+
+    @property
+    def phones(self) -> PhoneReader | None:
+        """The recogniser's phone reader, if any."""
+        return self.recognizer.phones
 
     def encode(self, clip: AudioClip) -> EncodedAudio:
         """The encoder's output for ``clip``, computed once for the same samples.
@@ -233,8 +248,11 @@ def score_try(
     # then the same at every try of the item, and computed once.
     rivals = sum(role != "heard" for role in roles.values())
     found = []
+    phone_fit = phone_margin = None
     if roles and clip.duration:
-        found = recognizer.score(clip, list(roles), priors_for=rivals)
+        encoded = recognizer.encode(clip)
+        found = recognizer.score(encoded, list(roles), priors_for=rivals)
+        phone_fit, phone_margin = _phone_measures(recognizer, encoded, forms, wrong)
     scored = {
         c.text: CandidateScore(
             c.text,
@@ -259,7 +277,16 @@ def score_try(
             # Plain scores here: the transcript is the decoder's own best string, and
             # taking the prior off would reward it for being an odd one ("Le chefau.").
             gap = target.per_token - scored[own].per_token
-    verdict = decide(wer, margin, gap, rank_margin=rank_margin)
+    heard_distractor = bool(wrong) and best_wer(heard, wrong)[0] == 0.0
+    verdict = decide(
+        wer,
+        margin,
+        gap,
+        rank_margin=rank_margin,
+        phone_fit=phone_fit,
+        phone_margin=phone_margin,
+        heard_distractor=heard_distractor,
+    )
     by_words, by_sound, success = verdict.by_words, verdict.by_sound, verdict.success
     matched = matched_by_words if by_words or best is None else _plain(best, spoken)
     result = ScoreResult(
@@ -276,17 +303,39 @@ def score_try(
         by_sound=by_sound,
         seconds=time.perf_counter() - start,
         candidates=tuple(scored.values()),
+        phone_fit=phone_fit,
+        phone_margin=phone_margin,
+        by_phones=verdict.by_phones,
     )
     _LOGGER.info(
-        "scored %r vs %r: wer=%s margin=%s gap=%s -> %s",
+        "scored %r vs %r: wer=%s margin=%s gap=%s phones=%s/%s -> %s",
         heard,
         result.matched,
         _fmt(wer),
         _fmt(margin),
         _fmt(gap),
+        _fmt(phone_fit),
+        _fmt(phone_margin),
         "success" if success else "miss",
     )
     return result
+
+
+def _phone_measures(
+    recognizer: Recognizer, encoded: EncodedAudio, forms: list[str], wrong: list[str]
+) -> tuple[float | None, float | None]:
+    """(fit of the best accepted form, its margin over the best distractor) by the phone reader."""
+    reader = getattr(recognizer, "phones", None)
+    if reader is None:
+        return None, None
+    scores = reader.score(encoded, [*forms, *wrong])
+    fits = {t: f for t in scores.scores if (f := scores.fit(t)) is not None}
+    known = [f for f in forms if f in fits]
+    if not known:
+        return None, None
+    best = max(fits[f] for f in known)
+    rivals = [fits[w] for w in wrong if w in fits]
+    return best, (best - max(rivals) if rivals else None)
 
 
 def score_heard(
@@ -330,7 +379,7 @@ def shown_transcript(result: ScoreResult, heard: str) -> str:
     Returns:
         ``heard`` stripped, or "" when it would contradict the verdict.
     """
-    verdict = Verdict(by_words=result.by_words, by_sound=result.by_sound)
+    verdict = Verdict(result.by_words, result.by_sound, result.by_phones)
     return heard.strip() if transcript_agrees(verdict, result.wer, result.transcript_gap) else ""
 
 

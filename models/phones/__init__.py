@@ -1,0 +1,1 @@
+"""Build-time code of the phone reader: synthetic training clips, CTC training, ONNX export."""

@@ -1,0 +1,153 @@
+"""Phonemes of a text and how well a try's encoder frames fit them (CTC), with numpy only.
+
+The phone reader (``models/phones``) maps the recogniser's encoder frames to
+phoneme posteriors; this module turns a candidate text into its phoneme
+string from the lexicon (Lexique's one-character code, the one
+:mod:`therapy_app.naming.sound_alikes` uses) and scores it against those
+posteriors with the CTC forward algorithm. Unlike the decoder's scores it has
+no language prior and an open alternative: the best phoneme string of any kind
+(:func:`free_logprob`), so a try can be judged against "anything else".
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from therapy_app.paths import resources_dir
+
+INVENTORY = "Raeitsklp@mdojnvybfzuOZgSw2895E§°1NG"
+"""Lexique's phoneme symbols the reader knows; index 0 of its output is the CTC blank."""
+_FOLD = {"r": "R"}
+_ELIDED = {"l", "d", "j", "m", "t", "s", "n", "c", "qu", "jusqu", "lorsqu", "puisqu"}
+_SPLIT = re.compile(r"\s+")
+PRONUNCIATIONS = ("lexicon", "fr-pron.tsv.gz")
+"""Every Lexique form with its phonemes (``models/naming/sound_alikes.py``)."""
+_STRIP = '.,;:!?«»"()…'
+SCHWA = "°"
+MAX_VARIANTS = 8
+
+
+@lru_cache(maxsize=1)
+def _pronunciations() -> dict[str, str]:
+    table: dict[str, str] = {}
+    with gzip.open(resources_dir().joinpath(*PRONUNCIATIONS), "rt", encoding="utf-8") as handle:
+        for line in handle:
+            if not line.startswith("#"):
+                form, _, phon = line.rstrip("\n").partition("\t")
+                table[form] = phon
+    return table
+
+
+def _word_phon(word: str) -> str | None:
+    phon = _pronunciations().get(word)
+    if phon is not None:
+        return phon
+    if "-" in word:
+        parts = [_word_phon(p) if p else "" for p in word.split("-")]
+        return None if any(p is None for p in parts) else "".join(p for p in parts if p)
+    if "'" in word:
+        head, _, rest = word.partition("'")
+        parts = [_word_phon(head) if head in _ELIDED else None, _word_phon(rest) if rest else ""]
+        if parts[0] is None and head in _ELIDED:
+            parts[0] = {"qu": "k", "c": "s", "jusqu": "Zysk", "lorsqu": "lORsk"}.get(head)
+        if all(p is not None for p in parts):
+            return "".join(p for p in parts if p)
+    return None
+
+
+def label_of(text: str) -> str | None:
+    """The lexicon's phonemes of ``text`` in the reader's inventory; None if a word is unknown.
+
+    Elided words ("l'école", "qu'il") are split at the apostrophe, hyphenated
+    ones the lexicon lacks at the hyphen; words are joined without liaison
+    (the lexicon has none).
+    """
+    phones: list[str] = []
+    for raw in _SPLIT.split(text.lower().replace("’", "'")):
+        word = raw.strip(_STRIP)
+        if not word:
+            continue
+        phon = _word_phon(word)
+        if phon is None:
+            return None
+        phones.append("".join(_FOLD.get(p, p) for p in phon if _FOLD.get(p, p) in INVENTORY))
+    label = "".join(phones)
+    return label or None
+
+
+def indices(label: str) -> list[int]:
+    """The reader's class of each phoneme (1-based: 0 is the blank)."""
+    return [INVENTORY.index(p) + 1 for p in label]
+
+
+def variants(label: str) -> list[str]:
+    """``label`` with each schwa kept or dropped ("sam°di" is often said "samdi")."""
+    spots = [i for i, p in enumerate(label) if p == SCHWA]
+    if not spots:
+        return [label]
+    spots = spots[: int(np.log2(MAX_VARIANTS))]
+    out = []
+    for keep in itertools.product((True, False), repeat=len(spots)):
+        dropped = {i for i, k in zip(spots, keep, strict=True) if not k}
+        out.append("".join(p for i, p in enumerate(label) if i not in dropped))
+    return [v for v in dict.fromkeys(out) if v]
+
+
+def ctc_logprob(logp: np.ndarray, label: str) -> float:
+    """log P(label | frames) by the CTC forward algorithm.
+
+    Args:
+        logp: log posteriors [T, 1 + len(INVENTORY)] (blank first).
+        label: phonemes in the reader's inventory.
+
+    Returns:
+        The total log-probability of every alignment (-inf when the label is
+        longer than the frames allow).
+    """
+    ids = indices(label)
+    ext = [0]
+    for i in ids:
+        ext += [i, 0]
+    s = len(ext)
+    t_len = logp.shape[0]
+    ext_a = np.asarray(ext)
+    # A state may skip the blank before it when its symbol differs from two states back.
+    skip = np.zeros(s, bool)
+    skip[2:] = (ext_a[2:] != 0) & (ext_a[2:] != ext_a[:-2])
+    alpha = np.full(s, -np.inf)
+    alpha[0] = logp[0, 0]
+    if s > 1:
+        alpha[1] = logp[0, ext[1]]
+    emit = logp[:, ext_a]
+    for t in range(1, t_len):
+        prev1 = np.concatenate(([-np.inf], alpha[:-1]))
+        prev2 = np.where(skip, np.concatenate(([-np.inf, -np.inf], alpha[:-2])), -np.inf)
+        alpha = np.logaddexp(np.logaddexp(alpha, prev1), prev2) + emit[t]
+    tail = alpha[-1] if s == 1 else np.logaddexp(alpha[-1], alpha[-2])
+    return float(tail)
+
+
+def best_logprob(logp: np.ndarray, label: str) -> float:
+    """:func:`ctc_logprob` of the best schwa variant of ``label``."""
+    return max(ctc_logprob(logp, v) for v in variants(label))
+
+
+def free_logprob(logp: np.ndarray) -> float:
+    """The best single path through the frames with no constraint on the phonemes.
+
+    An upper bound on any label's best path: a label's score less this is a
+    goodness of pronunciation (0 when the frames say exactly that label).
+    """
+    return float(logp.max(axis=1).sum())
+
+
+def greedy(logp: np.ndarray) -> str:
+    """The frames read as phonemes (best class per frame, repeats and blanks removed)."""
+    best = logp.argmax(axis=1)
+    out = [int(c) for c, _ in itertools.groupby(best) if c != 0]
+    return "".join(INVENTORY[c - 1] for c in out)
