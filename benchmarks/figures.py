@@ -535,6 +535,14 @@ def verdict_calibration(data: Json) -> list[str]:
         f"{s['naming_margin']}, slack {s['slack']}"
         for label, s, _ in settings
     ]
+    if "phones_app_breakdown" in data:
+        # The phone rule (decision 0029) chosen with the app's decoder settings fixed.
+        fit, lead, _ = data["phones_app"]
+        settings += [
+            ("", {}, data["without_phones_breakdown"]),
+            ("", {}, data["phones_app_breakdown"]),
+        ]
+        names += ["the app's decoder rule alone", f"with phonemes (fit ≥ {fit}, margin ≥ {lead})"]
     keys = [(r["speech"], r["exercise"], r["kind"]) for r in settings[0][2]]
     rows = []
     for key in keys:
