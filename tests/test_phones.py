@@ -11,7 +11,9 @@ import pytest
 from therapy_app.asr.phones import (
     INVENTORY,
     best_logprob,
+    best_logprobs,
     ctc_logprob,
+    ctc_logprobs,
     free_logprob,
     greedy,
     indices,
@@ -89,3 +91,13 @@ def test_frames_that_say_a_word_fit_it_better_than_its_sound_alike() -> None:
     assert greedy(logp) == "Sapo"
     assert best_logprob(logp, "Sapo") > best_logprob(logp, "Samo") + 3
     assert best_logprob(logp, "Sapo") == pytest.approx(free_logprob(logp), abs=0.05)
+
+
+def test_labels_scored_together_score_as_one_by_one() -> None:
+    rng = np.random.default_rng(3)
+    logp = np.log(rng.dirichlet(np.full(1 + len(INVENTORY), 0.3), size=60))
+    labels = ["l°Sapo", "Samo", "a", "sam°di", "dis", "1pwavR§"]
+    together = ctc_logprobs(logp, labels)
+    assert together == pytest.approx([ctc_logprob(logp, label) for label in labels])
+    assert best_logprobs(logp, labels) == pytest.approx([best_logprob(logp, x) for x in labels])
+    assert ctc_logprobs(logp, []) == []

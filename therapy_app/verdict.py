@@ -38,7 +38,8 @@ reported (docs/decisions/0023-verdict-prior.md; figures in docs/figures.md).
 ``PHONE_FIT`` and ``PHONE_MARGIN`` were chosen the same way with the others fixed
 (docs/decisions/0029-phone-reader.md).
 Her telephone-band recordings are hard for Whisper base, so most correct human
-tries still fail both rules at any setting that keeps false accepts low.
+tries still fail every rule at any setting that keeps false accepts low, and on
+her blind words the phonemes took some sound-alikes for the target (0029).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from therapy_app.asr.phones import INVENTORY, best_logprob, free_logprob, label_of
+from therapy_app.asr.phones import INVENTORY, best_logprobs, free_logprob, label_of
 from therapy_app.errors import ModelInvalidError, ModelMissingError, TherapyAppError
 from therapy_app.inference import create_session
 from therapy_app.model_store import PHONE_MODEL, SIDECAR, ModelBundle, load_model, read_sidecar
@@ -141,11 +141,10 @@ class PhoneReader:
     def score(self, encoded: EncodedAudio, texts: list[str]) -> PhoneScores:
         """Each text's fit to the try (a text with an unknown word gets None)."""
         logp = self.posteriors(encoded)
-        scores: dict[str, float | None] = {}
-        lengths: dict[str, int] = {}
-        for text in texts:
-            label = label_of(text)
-            scores[text] = None if label is None else best_logprob(logp, label)
-            lengths[text] = len(label or "")
+        labels = {text: label_of(text) for text in texts}
+        known = [text for text, label in labels.items() if label]
+        found = dict(zip(known, best_logprobs(logp, [labels[t] or "" for t in known]), strict=True))
+        scores: dict[str, float | None] = {text: found.get(text) for text in labels}
+        lengths = {text: len(label or "") for text, label in labels.items()}
         voiced = int(np.sum(logp.argmax(axis=1) != 0))
         return PhoneScores(int(logp.shape[0]), free_logprob(logp), scores, lengths, voiced)
