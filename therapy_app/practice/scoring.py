@@ -91,9 +91,10 @@ class ScoreResult:
         by_sound: success came from the scoring rule.
         seconds: time spent scoring.
         candidates: every scored text with its numbers (``judge --json``, benchmarks).
-        phone_fit: how well the best accepted form's phonemes fit the try,
-            per phoneme, against the best unconstrained phoneme path (0 at
-            best; None without the phone reader or a pronunciation).
+        phone_fit: how well the best accepted form's phonemes fit the try
+            against the best unconstrained phoneme path
+            (:meth:`therapy_app.asr.phone_reader.PhoneScores.fit`: 0 at best;
+            None without the phone reader or a pronunciation).
         phone_margin: that form's fit less the best distractor's (None
             without distractors with a pronunciation).
         by_phones: success came from the phone rule.
