@@ -35,6 +35,7 @@ import numpy as np
 
 from models.halting import room
 from models.halting.voices import VoiceSpec, all_voices, render
+from therapy_app.asr.phone_reader import frames_of
 from therapy_app.asr.phones import label_of
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.naming.sound_alikes import LEXICON
@@ -42,7 +43,6 @@ from therapy_app.paths import resources_dir
 
 MIN_FREQUENCY = 2.0
 SHARD = 200
-FRAMES_PER_SECOND = 50
 _CATEGORIES = ("NOM", "VER", "ADJ", "ADV", "ADJ:num", "PRE", "PRO:per", "CON")
 _DETERMINERS = ("le", "la", "un", "une", "les", "des", "mon", "ma", "du")
 
@@ -153,10 +153,8 @@ def main(argv: list[str] | None = None) -> int:
             if made is None:
                 continue
             clip, samples, label = made
-            encoded = recognizer.encode(AudioClip(samples))
-            values = encoded.cross.values[0][0]  # [heads, 1500, head_dim]
-            n = min(values.shape[1], math.ceil(len(samples) / SAMPLE_RATE * FRAMES_PER_SECOND) + 2)
-            frames.append(values[:, :n].transpose(1, 0, 2).reshape(n, -1).astype(np.float16))
+            # The reader's own input function: training frames are what the app reads.
+            frames.append(frames_of(recognizer.encode(AudioClip(samples))).astype(np.float16))
             labels.append(label)
             meta.append(clip.__dict__)
         lengths = np.asarray([len(f) for f in frames])
