@@ -151,11 +151,17 @@ def choose_phones(
 
 
 def _heard_distractor(row: dict[str, Any]) -> bool:
-    """The transcript is word for word a distractor (as :func:`score_try` finds it)."""
-    from therapy_app.analysis.answers import best_wer
+    """The transcript is word for word a distractor (as :func:`score_try` finds it).
 
-    wrong = [c["text"] for c in row["candidates"] if c["role"] == "distractor"]
-    return bool(wrong) and bool(row["heard"]) and best_wer(row["heard"], wrong)[0] == 0.0
+    Worked out once per row: the grid asks it for every setting.
+    """
+    if "_heard_distractor" not in row:
+        from therapy_app.analysis.answers import best_wer
+
+        wrong = [c["text"] for c in row["candidates"] if c["role"] == "distractor"]
+        heard = bool(wrong) and bool(row["heard"]) and best_wer(row["heard"], wrong)[0] == 0.0
+        row["_heard_distractor"] = heard
+    return bool(row["_heard_distractor"])
 
 
 def _app_margin(row: dict[str, Any]) -> float:
@@ -240,7 +246,9 @@ def choose(rows: list[dict[str, Any]]) -> tuple[Setting, list[dict[str, Any]]]:
 
 
 def breakdown(
-    rows: list[dict[str, Any]], setting: Setting, phones: tuple[float, float] | None = None
+    rows: list[dict[str, Any]],
+    setting: Setting,
+    phones: tuple[float, float, float] | None = None,
 ) -> list[dict[str, Any]]:
     """Accept rate per voice group, exercise and kind of try under ``setting`` (and ``phones``)."""
     out = []

@@ -12,7 +12,6 @@ from therapy_app.asr.phones import (
     INVENTORY,
     best_logprob,
     best_logprobs,
-    ctc_logprob,
     ctc_logprobs,
     free_logprob,
     greedy,
@@ -74,12 +73,12 @@ def test_the_forward_algorithm_sums_every_alignment(label: str) -> None:
     classes = [0, INVENTORY.index("S") + 1, INVENTORY.index("a") + 1]
     logp = np.full((5, 1 + len(INVENTORY)), -np.inf)
     logp[:, classes] = np.log(rng.dirichlet(np.ones(3), size=5))
-    assert ctc_logprob(logp, label) == pytest.approx(_brute_force(logp, label, classes))
+    assert ctc_logprobs(logp, [label])[0] == pytest.approx(_brute_force(logp, label, classes))
 
 
 def test_a_label_longer_than_the_frames_cannot_be_read() -> None:
     logp = np.log(np.full((2, 1 + len(INVENTORY)), 1 / (1 + len(INVENTORY))))
-    assert ctc_logprob(logp, "aa") == -np.inf  # a repeated phoneme needs a blank between
+    assert ctc_logprobs(logp, ["aa"]) == [-np.inf]  # a repeated phoneme needs a blank between
 
 
 def test_frames_that_say_a_word_fit_it_better_than_its_sound_alike() -> None:
@@ -98,6 +97,7 @@ def test_labels_scored_together_score_as_one_by_one() -> None:
     logp = np.log(rng.dirichlet(np.full(1 + len(INVENTORY), 0.3), size=60))
     labels = ["l°Sapo", "Samo", "a", "sam°di", "dis", "1pwavR§"]
     together = ctc_logprobs(logp, labels)
-    assert together == pytest.approx([ctc_logprob(logp, label) for label in labels])
+    # Padding a short label to the longest one's states changes nothing.
+    assert together == pytest.approx([ctc_logprobs(logp, [label])[0] for label in labels])
     assert best_logprobs(logp, labels) == pytest.approx([best_logprob(logp, x) for x in labels])
     assert ctc_logprobs(logp, []) == []

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from therapy_app.asr.phones import INVENTORY, best_logprobs, free_logprob, label_of
+from therapy_app.asr.phones import (
+    INVENTORY,
+    best_logprobs,
+    free_logprob,
+    label_of,
+    pronunciations,
+)
 from therapy_app.errors import ModelInvalidError, ModelMissingError, TherapyAppError
 from therapy_app.inference import create_session
 from therapy_app.model_store import PHONE_MODEL, SIDECAR, ModelBundle, load_model, read_sidecar
@@ -107,6 +113,8 @@ class PhoneReader:
                 f"missing {graph}",
             )
         self.meta = meta
+        # Read with the models, not on the patient's first try (about 0.3 s).
+        pronunciations()
         # Tiny (1 M parameters): the CPU, whatever runs the recogniser.
         self._session = create_session(graph, provider="cpu", threads=threads)
 
