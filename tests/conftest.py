@@ -6,6 +6,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,25 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             f"models not built: {', '.join(missing)} ({REQUIRE_MODELS_ENV}=1); "
             "run: .venv/bin/python -m models.build"
         )
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """Delete the widgets a Qt test leaves behind when it ends, not during a later test.
+
+    pytest-qt closes a test's widgets with ``deleteLater``; outside an event
+    loop nothing runs that deletion, so it happened inside whichever later
+    test first waited on a signal, among that test's own objects (a segfault
+    seen once in CI, at the end of a voice-panel test).
+    """
+    yield
+    if "PySide6.QtWidgets" not in sys.modules:
+        return
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    if QCoreApplication.instance() is not None:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        QCoreApplication.processEvents()
 
 
 @pytest.fixture(autouse=True)

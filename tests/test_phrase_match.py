@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from practice_fixtures import SPEECH_DIR, SpokenClips, make_services, shared_engines
 
+from therapy_app.asr.phones import INVENTORY, label_of
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.wavio import read_wav
 from therapy_app.correction.diff import RESTORED
@@ -117,6 +119,46 @@ def test_the_prior_takes_off_what_a_sentence_scores_on_silence():
     assert match.decide([0.8, 0.5], far, weighed)[0] is None
 
 
+# ----- by phonemes ---------------------------------------------------------------------
+def _frames(*words: str) -> np.ndarray:
+    """Posteriors that read ``words`` (the lexicon's phonemes), pauses between, each frame sure."""
+    reading = "__" + "___".join(label_of(w) or "" for w in words) + "__"
+    logp = np.full((len(reading), 1 + len(INVENTORY)), np.log(0.02 / len(INVENTORY)))
+    for t, symbol in enumerate(reading):
+        logp[t, 0 if symbol == "_" else 1 + INVENTORY.index(symbol)] = np.log(0.98)
+    return logp
+
+
+def test_the_sentence_whose_words_were_said_is_clear_whatever_the_transcript():
+    index = match.index_book(_book(*EVERYDAY))
+    # "moi… vouloir… café" heard as "mois vous loin qui a fait": the sounds still say it.
+    found = match.match_by_phones(
+        _frames("moi", "vouloir", "café"), index, "mois vous loin qui a fait"
+    )
+    assert found[0].phrase.text == "Je voudrais un café." and found[0].clear
+    assert found[0].acoustic >= match.DEFAULT_SETTINGS.phone_margin
+    assert len(found) == match.DEFAULT_SETTINGS.kept and not any(m.clear for m in found[1:])
+    assert all(m.acoustic is not None and m.acoustic <= 0 for m in found[1:])
+    # "mal dos": the words of one sentence, in its order.
+    found = match.match_by_phones(_frames("mal", "dos"), index, "mal dos")
+    assert found[0].phrase.text == "J'ai mal au dos." and found[0].clear
+
+
+def test_speech_no_book_sentence_explains_is_not_matched():
+    index = match.index_book(_book(*EVERYDAY))
+    # "café" is in the book, but most of what was said is not.
+    found = match.match_by_phones(
+        _frames("voiture", "garage", "réparer", "café", "vendredi"), index, ""
+    )
+    assert not any(m.clear for m in found)
+
+
+def test_a_book_of_one_sentence_is_matched_against_saying_none_of_it():
+    index = match.index_book(_book("Je voudrais un café."))
+    assert match.match_by_phones(_frames("moi", "vouloir", "café"), index, "")[0].clear
+    assert not match.match_by_phones(_frames("chien", "jardin"), index, "")[0].clear
+
+
 # ----- the speech path --------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def services() -> SpeechServices:
@@ -227,6 +269,8 @@ def test_a_sentence_is_scored_on_silence_once_per_recogniser(monkeypatch):
 
 def test_no_book_or_an_empty_one_matches_nothing_and_costs_nothing():
     class Refusing:
+        phones = None  # a recogniser without its phone reader: the decoder's check
+
         def score(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
             raise AssertionError("no acoustic check without candidates")
 

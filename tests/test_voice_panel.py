@@ -19,6 +19,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
+import shiboken6  # noqa: E402
 from practice_fixtures import SpokenClips, require_models  # noqa: E402
 from therapist_fixtures import SIGNAL_TIMEOUT_MS, log_in, open_area  # noqa: E402
 from voice_fixtures import voice_decision  # noqa: E402
@@ -347,8 +348,10 @@ def test_a_run_outlives_the_area_and_stops_when_the_app_quits(
     first, run = _adapting(qtbot, therapist_context, runs, voice_data.patient)
     run.report(AdaptProgress("train", 10, 100, eta_s=600.0))
     qtbot.waitUntil(lambda: first.progress.value() == 10, timeout=SIGNAL_TIMEOUT_MS)
+    # The therapist left the area: the panel is gone (deleted here, not at some
+    # later point of the suite), the run goes on.
     first.close()
-    first.deleteLater()  # the therapist left the area: the run goes on
+    shiboken6.delete(first)
     qtbot.wait(50)
     assert run.cancel_calls == 0
 

@@ -18,6 +18,14 @@
 # margin over the other candidates and, unless the heard words name it surely, no
 # large loss against the transcript; otherwise every match is returned with
 # clear=False and nothing changes.
+#
+# When the recogniser has its phone reader (the shipped one does), the second
+# pass is replaced (docs/decisions/0030-phrase-match-phones.md): every sentence
+# of the book is spotted in the try's phoneme posteriors, its words in order,
+# left-out words and unexplained speech costing (therapy_app.phrases.phone_match);
+# that score plus the lexical one ranks the book, and the best is clear by a
+# margin over the next. It reads the sounds, so a garbled transcript does not
+# hide the sentence, and it needs no candidate list from the words heard.
 
 from __future__ import annotations
 
@@ -32,6 +40,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from therapy_app.phrases.content_words import (
     Word,
     content_words,
@@ -42,6 +52,7 @@ from therapy_app.phrases.content_words import (
     word,
 )
 from therapy_app.phrases.model import PhraseBook, PhraseMatch
+from therapy_app.phrases.phone_match import phone_scores
 from therapy_app.written import as_sentence
 
 if TYPE_CHECKING:
@@ -81,6 +92,17 @@ class MatchSettings:
             before the margin (:func:`therapy_app.verdict.evidence`: short,
             common sentences fit any recording); the transcript gap stays on
             plain scores.
+        phone_leave: with the phone reader, cost per phoneme of a content word
+            left out (:mod:`therapy_app.phrases.phone_match`).
+        phone_unexplained: cost of a speech frame the sentence does not explain.
+        phone_lexical: weight of the lexical score added to the phoneme score.
+        phone_margin: lead of the best sentence over the next that makes it clear.
+
+    With the phone reader (docs/decisions/0030-phrase-match-phones.md) every
+    sentence of the book is scored by its phonemes plus ``phone_lexical`` x its
+    lexical score, and the ``phone_*`` settings decide; the decoder's check
+    and its settings (``candidates`` to ``prior_weight``) serve a recogniser
+    without a reader.
     """
 
     similar: float = 0.6
@@ -93,6 +115,10 @@ class MatchSettings:
     transcript_gap: float | None = -0.5
     sure_lexical: float | None = 0.7
     prior_weight: float = 1.0
+    phone_leave: float = -5.0
+    phone_unexplained: float = 2.0
+    phone_lexical: float = 2.0
+    phone_margin: float = 2.0
 
 
 DEFAULT_SETTINGS = MatchSettings()
@@ -486,6 +512,12 @@ def match_phrases(
     start = time.perf_counter()
     index = index_book(book)
     text = heard.transcript.text
+    reader = recognizer.phones if acoustic else None
+    if reader is not None and heard.asr_clip.duration > 0:
+        logp = reader.posteriors(recognizer.encode(heard.asr_clip))
+        matches = match_by_phones(logp, index, text, settings)
+        _log(book, text, matches, start, "phonemes")
+        return matches
     ranked = lexical_scores(index, text, settings)[: settings.kept]
     if not ranked:
         return []
@@ -509,11 +541,77 @@ def match_phrases(
         )
         for i in order
     ]
+    _log(book, text, matches, start, "decoder")
+    return matches
+
+
+def _log(book: PhraseBook, text: str, matches: list[PhraseMatch], start: float, by: str) -> None:
     _LOGGER.info(
-        "phrase book (%d sentences): %r -> %s in %.0f ms",
+        "phrase book (%d sentences, %s): %r -> %s in %.0f ms",
         len(book),
+        by,
         text,
-        f"clear {matches[0].phrase.text!r}" if clear is not None else "no clear match",
+        f"clear {matches[0].phrase.text!r}" if matches and matches[0].clear else "no clear match",
         1000 * (time.perf_counter() - start),
     )
-    return matches
+
+
+def combined_scores(
+    logp: np.ndarray, index: BookIndex, heard: str, settings: MatchSettings = DEFAULT_SETTINGS
+) -> tuple[list[float], list[float]]:
+    """Per book sentence: (its phoneme score plus ``phone_lexical`` x its lexical score,
+    its lexical score)."""
+    texts = [p.text for p in index.book.phrases]
+    phones = phone_scores(logp, texts, settings.phone_leave, settings.phone_unexplained)
+    lexical = [0.0] * len(texts)
+    for found in lexical_scores(index, heard, settings):
+        lexical[found.sentence] = found.score
+    combined = [p + settings.phone_lexical * x for p, x in zip(phones, lexical, strict=True)]
+    return combined, lexical
+
+
+def match_by_phones(
+    logp: np.ndarray, index: BookIndex, heard: str, settings: MatchSettings = DEFAULT_SETTINGS
+) -> list[PhraseMatch]:
+    """Every sentence scored on the try's phonemes; the best is clear by ``phone_margin``.
+
+    Returns the ``kept`` best, each with its margin (the best: over the
+    next; the others: under the best). A book of one sentence has no other to
+    beat: it is clear when its score beats saying none of its words by the margin.
+    """
+    combined, lexical = combined_scores(logp, index, heard, settings)
+    order = sorted(range(len(combined)), key=lambda i: (-combined[i], i))[: settings.kept]
+    best = order[0]
+    if len(order) > 1:
+        runner_up = combined[order[1]]
+    else:
+        runner_up = _nothing_said(logp, index, best, settings)
+    margins = [combined[best] - runner_up] + [combined[i] - combined[best] for i in order[1:]]
+    clear = margins[0] >= settings.phone_margin
+    return [
+        PhraseMatch(
+            index.book.phrases[i],
+            round(lexical[i], 4),
+            round(margin, 4),
+            clear=clear and k == 0,
+        )
+        for k, (i, margin) in enumerate(zip(order, margins, strict=True))
+    ]
+
+
+def _nothing_said(
+    logp: np.ndarray, index: BookIndex, sentence: int, settings: MatchSettings
+) -> float:
+    """A sentence's score had the try said none of its words (every word left out,
+    every speech frame unexplained), on the sentence's own scale."""
+    from therapy_app.asr.phones import label_of
+
+    voiced = float(np.sum(logp.argmax(axis=1) != 0))
+    phonemes = sum(len(label_of(w) or "") for w in content_words_of(index, sentence))
+    n = max(1, phonemes)
+    return (settings.phone_leave * phonemes - settings.phone_unexplained * voiced) / n
+
+
+def content_words_of(index: BookIndex, sentence: int) -> list[str]:
+    """The content words of one book sentence, as the index keeps them."""
+    return [w.text for w in index.sentences[sentence].content]

@@ -1,0 +1,81 @@
+"""How well each phrase-book sentence's words, said in order, explain a try's phonemes."""
+
+# A patient says a sentence of their book telegraphically and haltingly: some
+# of its words, in its order, deformed, with pauses and "euh" between. So each
+# sentence is spotted in the phone reader's posteriors as all its words in
+# order (therapy_app.asr.spotting.spot_sequences), where a content word left
+# out costs its phonemes times ``leave`` and a function word nothing; and any
+# speech the sentence does not explain costs ``unexplained`` a frame, which is
+# what keeps a short sentence ("Tu me manques.") from fitting every long try.
+# Score: that cost over the phonemes of the sentence's content words.
+# Settings: docs/decisions/0030-phrase-match-phones.md.
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from therapy_app.asr.phones import INVENTORY, label_of, variants
+from therapy_app.asr.spotting import spot, spot_sequences
+from therapy_app.phrases.content_words import content_words, lemma, sentence_words, word
+
+_TONIC = "moi"
+"""Said for "je" in telegraphic speech ("moi vouloir café"): optional before it."""
+_FIRST_PERSON = frozenset({"je", "j'"})
+
+
+@lru_cache(maxsize=65536)
+def word_labels(text: str) -> tuple[str, ...]:
+    """The phoneme strings a patient may say for one word: its form and its infinitive,
+    each schwa kept or dropped; a letter-to-sound guess for words the lexicon lacks."""
+    found = [label for label in (label_of(text), label_of(lemma(text))) if label]
+    if not found:
+        guess = "".join(p for p in word(text).phon if p in INVENTORY)
+        found = [guess] if guess else []
+    return tuple(dict.fromkeys(v for label in found for v in variants(label)))
+
+
+def _said(text: str) -> list[tuple[str, bool]]:
+    """The sentence's words in order, each with whether it is a content word."""
+    content = set(content_words(text))
+    out: list[tuple[str, bool]] = []
+    for w in sentence_words(text):
+        if w in _FIRST_PERSON:
+            out.append((_TONIC, False))
+        out.append((w, w in content))
+    return out
+
+
+def phone_scores(
+    logp: np.ndarray, texts: Sequence[str], leave: float, unexplained: float
+) -> list[float]:
+    """Per sentence, its best in-order spotting cost over its content words' phonemes (≤ 0).
+
+    Args:
+        logp: the try's log posteriors from the phone reader [T, 1 + phonemes].
+        texts: the sentences.
+        leave: cost per phoneme of a content word left out (≤ 0).
+        unexplained: cost of a speech frame no word of the sentence explains (≥ 0).
+    """
+    if not texts:
+        return []
+    said = [_said(t) for t in texts]
+    vocabulary = sorted({w for words in said for w, _ in words})
+    labels = {w: word_labels(w) for w in vocabulary}
+    flat = list(dict.fromkeys(x for w in vocabulary for x in labels[w]))
+    cost = dict(zip(flat, spot(logp, flat).tolist(), strict=True))
+    # Each word is spotted as the variant that fits the try best on its own:
+    # one sequence per sentence rather than one per combination of variants.
+    chosen = {w: max(labels[w], key=lambda x: cost[x] / len(x)) for w in vocabulary if labels[w]}
+    sequences, phonemes = [], []
+    for words in said:
+        kept = [(chosen[w], content) for w, content in words if w in chosen]
+        sequences.append([(x, leave * len(x) if content else 0.0) for x, content in kept])
+        phonemes.append(sum(len(x) for x, content in kept if content))
+    found = spot_sequences(logp, [s or [("a", 0.0)] for s in sequences], unexplained)
+    return [
+        float(value) / max(1, n) if sequence else float("-inf")
+        for value, n, sequence in zip(found, phonemes, sequences, strict=True)
+    ]
