@@ -899,8 +899,8 @@ def phrase_book(data: Json) -> list[str]:
         if size != "asr_s"
     ]
     out += [
-        "Added latency: the phrase match of one utterance (lexical pass and acoustic check "
-        "of the best candidates) on this 2-core machine, shared with other jobs; the book "
+        "Added latency: the phrase match of one utterance (lexical pass and every sentence "
+        "spotted in the try's phonemes) on this 2-core machine, shared with other jobs; the book "
         "is indexed once per session (last column). For scale, recognition itself: median "
         f"{num(timing['asr_s']['median'], 2, 's')}.",
         "",

@@ -71,10 +71,11 @@ def collect() -> None:
 
 
 GRID: dict[str, tuple[float, ...]] = {
-    "phone_unexplained": (0.5, 1.0, 2.0),
+    "phone_unexplained": (0.5, 1.0, 2.0, 3.0),
     "phone_leave": (-3.0, -5.0, -7.0),
     "phone_lexical": (0.0, 0.5, 1.0, 2.0, 3.0),
     "phone_margin": (1.0, 1.3, 1.6, 2.0, 2.5),
+    "phone_unexplained_share": (0.2, 0.3, 0.4, 0.5, 1.0),
 }
 OUT_LIMIT = 0.05
 
@@ -106,32 +107,52 @@ def _scored(rows: list[dict[str, Any]], leave: float, unexplained: float) -> dic
             continue
         book = data.book_for(items[row["uid"]], max(data.SIZES))
         index = match.index_book(book)
-        phones, lexical = match.combined_scores(np.load(path), index, row["heard"], settings)
-        out[row["uid"]] = {p.text: (ph, lx) for p, ph, lx in zip(book.phrases, phones, lexical)}
+        fit = match.combined_scores(np.load(path), index, row["heard"], settings)
+        out[row["uid"]] = {
+            p.text: (ph, lx, un)
+            for p, ph, lx, un in zip(
+                book.phrases, fit.combined, fit.lexical, fit.unexplained, strict=True
+            )
+        }
     return out
 
 
-def _first(row: dict[str, Any], scores: dict[str, Any] | None, books: dict[int, list[str]],
-           size: int, lexical: float, margin: float) -> tuple[str, bool]:
+def _first(
+    row: dict[str, Any],
+    scores: dict[str, Any] | None,
+    books: dict[int, list[str]],
+    size: int,
+    lexical: float,
+    margin: float,
+    share: float,
+) -> tuple[str, bool]:
     base = row["no_book"][0] if row["no_book"] else row["heard"]
     if scores is None:
         return base, False
-    combined = sorted(((scores[t][0] + lexical * scores[t][1], t) for t in books[size]),
-                      reverse=True)
-    if combined[0][0] - combined[1][0] >= margin:
+    combined = sorted(
+        ((scores[t][0] + lexical * scores[t][1], t) for t in books[size]), reverse=True
+    )
+    if combined[0][0] - combined[1][0] >= margin and scores[combined[0][1]][2] <= share:
         return combined[0][1], True
     return base, False
 
 
-def evaluate(rows: list[dict[str, Any]], scored: dict[str, Any], books: dict[str, Any],
-             lexical: float, margin: float) -> dict[str, float]:
+def evaluate(
+    rows: list[dict[str, Any]],
+    scored: dict[str, Any],
+    books: dict[str, Any],
+    lexical: float,
+    margin: float,
+    share: float,
+) -> dict[str, float]:
     """First-proposal rates per book size for one setting."""
     out: dict[str, float] = {}
     for size in data.SIZES:
         right = wrong = phrase_out = n_in = n_out = 0
         for row in rows:
-            first, phrase = _first(row, scored[row["uid"]], books[row["uid"]], size,
-                                   lexical, margin)
+            first, phrase = _first(
+                row, scored[row["uid"]], books[row["uid"]], size, lexical, margin, share
+            )
             if row["kind"] == "out-of-book":
                 n_out += 1
                 phrase_out += phrase
@@ -163,11 +184,14 @@ def sweep() -> None:
     began = time.perf_counter()
     for unexplained, leave in itertools.product(GRID["phone_unexplained"], GRID["phone_leave"]):
         scored = _scored(rows, leave, unexplained)
-        for lexical, margin in itertools.product(GRID["phone_lexical"], GRID["phone_margin"]):
+        for lexical, margin, share in itertools.product(
+            GRID["phone_lexical"], GRID["phone_margin"], GRID["phone_unexplained_share"]
+        ):
             settings = {"phone_unexplained": unexplained, "phone_leave": leave,
-                        "phone_lexical": lexical, "phone_margin": margin}  # fmt: skip
+                        "phone_lexical": lexical, "phone_margin": margin,
+                        "phone_unexplained_share": share}  # fmt: skip
             results.append({"settings": settings,
-                            **evaluate(rows, scored, books, lexical, margin)})  # fmt: skip
+                            **evaluate(rows, scored, books, lexical, margin, share)})  # fmt: skip
         print(f"  unexplained {unexplained}, leave {leave}: {time.perf_counter() - began:.0f} s",
               file=sys.stderr)  # fmt: skip
 

@@ -153,10 +153,14 @@ def test_speech_no_book_sentence_explains_is_not_matched():
     assert not any(m.clear for m in found)
 
 
-def test_a_book_of_one_sentence_is_matched_against_saying_none_of_it():
+def test_a_book_of_one_sentence_needs_the_sounds_and_the_heard_words():
     index = match.index_book(_book("Je voudrais un café."))
-    assert match.match_by_phones(_frames("moi", "vouloir", "café"), index, "")[0].clear
-    assert not match.match_by_phones(_frames("chien", "jardin"), index, "")[0].clear
+    said = _frames("moi", "vouloir", "café")
+    assert match.match_by_phones(said, index, "moi vouloir café")[0].clear
+    # No rival sentence: the sounds alone do not make it clear.
+    assert not match.match_by_phones(said, index, "mois vous loin")[0].clear
+    other = _frames("chat", "dormir", "canapé")
+    assert not match.match_by_phones(other, index, "chat dormir canapé")[0].clear
 
 
 # ----- the speech path --------------------------------------------------------------------

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from therapy_app.asr.phones import INVENTORY
-from therapy_app.asr.spotting import spot, spot_sequences
+from therapy_app.asr.spotting import fit_sequences, spot, spot_sequences
 
 SURE = np.log(0.98)
 OTHER = np.log(0.02 / len(INVENTORY))
@@ -71,3 +71,17 @@ def test_sequences_of_different_lengths_are_scored_together_as_alone():
     alone = [spot_sequences(logp, [s], unexplained=1.5)[0] for s in sequences]
     assert together == pytest.approx(alone)
     assert spot_sequences(logp, [], unexplained=1.5).shape == (0,)
+
+
+def test_the_speech_outside_the_words_is_counted_on_the_best_path():
+    logp = frames("_mwa_2_kafe__sil__")  # "moi euh café cil"
+    fits = fit_sequences(
+        logp,
+        [[("mwa", -15.0), ("kafe", -20.0)], [("kafe", -20.0)], [("vudRe", -25.0), ("kafe", -20.0)]],
+        unexplained=2.0,
+    )
+    assert fits.speech == len("mwa2kafesil")
+    # "euh" and "sil" are said outside the first sequence's words; "moi" too for the others.
+    assert fits.unexplained.tolist() == [4, 7, 7]
+    assert fits.costs[0] == pytest.approx(-4 * 2.0)
+    assert fits.costs[2] == pytest.approx(-25.0 - 7 * 2.0)

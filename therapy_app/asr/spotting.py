@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -72,10 +73,36 @@ def spot_sequences(
 ) -> np.ndarray:
     """Per sequence of (label, cost of leaving it out), the best cost of saying it in order.
 
+    :func:`fit_sequences`' costs alone.
+    """
+    return fit_sequences(logp, sequences, unexplained).costs
+
+
+@dataclass(frozen=True)
+class SequenceFits:
+    """How well each sequence explains a try.
+
+    Attributes:
+        costs: per sequence, the cost of its best path (≤ 0).
+        unexplained: per sequence, the speech frames outside its words on that path.
+        speech: the try's speech frames (best class a phoneme).
+    """
+
+    costs: np.ndarray
+    unexplained: np.ndarray
+    speech: int
+
+
+def fit_sequences(
+    logp: np.ndarray, sequences: Sequence[Sequence[tuple[str, float]]], unexplained: float
+) -> SequenceFits:
+    """Per sequence of (label, cost of leaving it out), the best path saying it in order.
+
     Before, between and after the words the frames are free, but every frame
     whose best class is a phoneme costs ``unexplained`` there: speech the
     sequence does not account for. A word may be left out (its cost, ≤ 0).
-    All sequences advance together, one numpy step per frame.
+    All sequences advance together, one numpy step per frame; the path's
+    unexplained speech frames are counted along.
 
     Args:
         logp: log posteriors [T, 1 + phonemes] (blank first).
@@ -83,10 +110,10 @@ def spot_sequences(
             not allowed) with the cost of leaving each out.
         unexplained: cost (≥ 0) of one speech frame outside the words.
     """
-    if not sequences:
-        return np.zeros(0)
-    free = _relative(logp)
     voiced = (logp.argmax(axis=1) != 0).astype(np.float64)
+    if not sequences:
+        return SequenceFits(np.zeros(0), np.zeros(0), int(voiced.sum()))
+    free = _relative(logp)
     # Per sequence: states G0, word 1, G1, word 2, G2, ...; Gi = free frames.
     layouts = []
     for words in sequences:
@@ -115,28 +142,43 @@ def spot_sequences(
     skip[:, 2:] = (state[:, 2:] == 1) & (state[:, :-2] == 1) & (cls_a[:, 2:] != 0)
     skip[:, 2:] &= cls_a[:, 2:] != cls_a[:, :-2]
     rows = np.arange(n)[:, None]
+    positions = np.arange(w)[None, :]
+    is_free = state == 2
 
-    def leave_out(alpha: np.ndarray) -> None:
+    def leave_out(alpha: np.ndarray, count: np.ndarray) -> None:
         # G_i may be reached from G_j (j < i) by leaving words j+1..i out:
-        # a running maximum along the gaps once their costs are taken off.
-        along = np.maximum.accumulate(alpha[rows, gap_a] - cum, axis=1) + cum
-        alpha[rows, gap_a] = along
+        # a running maximum along the gaps once their costs are taken off,
+        # and the count of the gap it came from.
+        raw = alpha[rows, gap_a] - cum
+        best = np.maximum.accumulate(raw, axis=1)
+        source = np.maximum.accumulate(np.where(raw >= best, positions, 0), axis=1)
+        counts = count[rows, gap_a]
+        alpha[rows, gap_a] = best + cum
+        count[rows, gap_a] = np.take_along_axis(counts, source, axis=1)
 
     alpha = np.full((n, s), _NEG)
     alpha[:, 0] = 0.0
-    leave_out(alpha)
+    count = np.zeros((n, s))
+    leave_out(alpha, count)
     pad = np.full((n, 2), _NEG)
+    zeros = np.zeros((n, 2))
     for t in range(free.shape[0]):
         emit = np.where(state == 1, free[t][cls_a], -unexplained * voiced[t])
         emit = np.where(state == 0, _NEG, emit)
         shifted = np.concatenate([pad, alpha], axis=1)
-        prev = np.maximum(alpha, shifted[:, 1:-1])
-        prev = np.maximum(prev, np.where(skip, shifted[:, :-2], _NEG))
+        shifted_count = np.concatenate([zeros, count], axis=1)
+        one, two = shifted[:, 1:-1], np.where(skip, shifted[:, :-2], _NEG)
+        prev = np.maximum(alpha, one)
+        count = np.where(one > alpha, shifted_count[:, 1:-1], count)
+        count = np.where(two > prev, shifted_count[:, :-2], count)
+        prev = np.maximum(prev, two)
         alpha = prev + emit
-        leave_out(alpha)
+        count = count + is_free * voiced[t]
+        leave_out(alpha, count)
     last = gap_a[:, -1]
     flat = np.arange(n)
     # The last word may end on the last frame, without a free frame after it.
-    ending = np.where((last > 0) & (state[flat, last - 1] == 1), alpha[flat, last - 1], _NEG)
-    final: np.ndarray = np.maximum(alpha[flat, last], ending)
-    return final
+    ended = (last > 0) & (state[flat, last - 1] == 1) & (alpha[flat, last - 1] > alpha[flat, last])
+    costs = np.where(ended, alpha[flat, last - 1], alpha[flat, last])
+    frames = np.where(ended, count[flat, last - 1], count[flat, last])
+    return SequenceFits(costs, frames, int(voiced.sum()))

@@ -97,6 +97,9 @@ class MatchSettings:
         phone_unexplained: cost of a speech frame the sentence does not explain.
         phone_lexical: weight of the lexical score added to the phoneme score.
         phone_margin: lead of the best sentence over the next that makes it clear.
+        phone_unexplained_share: the most of the try's speech frames a clear
+            sentence may leave outside its words ("la télévision marche pas" is
+            not « Éteins la télévision. »).
 
     With the phone reader (docs/decisions/0030-phrase-match-phones.md) every
     sentence of the book is scored by its phonemes plus ``phone_lexical`` x its
@@ -117,8 +120,9 @@ class MatchSettings:
     prior_weight: float = 1.0
     phone_leave: float = -5.0
     phone_unexplained: float = 2.0
-    phone_lexical: float = 2.0
-    phone_margin: float = 2.0
+    phone_lexical: float = 1.0
+    phone_margin: float = 1.3
+    phone_unexplained_share: float = 0.4
 
 
 DEFAULT_SETTINGS = MatchSettings()
@@ -556,30 +560,48 @@ def _log(book: PhraseBook, text: str, matches: list[PhraseMatch], start: float, 
     )
 
 
+@dataclass(frozen=True)
+class BookFit:
+    """Every sentence of a book against one try (the phoneme path of the match).
+
+    Attributes:
+        combined: per sentence, its phoneme score plus ``phone_lexical`` x its lexical score.
+        lexical: per sentence, its lexical score (0 when it shares no word with the transcript).
+        unexplained: per sentence, the share of the try's speech it leaves unexplained.
+    """
+
+    combined: list[float]
+    lexical: list[float]
+    unexplained: list[float]
+
+
 def combined_scores(
     logp: np.ndarray, index: BookIndex, heard: str, settings: MatchSettings = DEFAULT_SETTINGS
-) -> tuple[list[float], list[float]]:
-    """Per book sentence: (its phoneme score plus ``phone_lexical`` x its lexical score,
-    its lexical score)."""
+) -> BookFit:
+    """Every sentence of the book scored on the try's phonemes and the heard words."""
     texts = [p.text for p in index.book.phrases]
-    phones = phone_scores(logp, texts, settings.phone_leave, settings.phone_unexplained)
+    fits = phone_scores(logp, texts, settings.phone_leave, settings.phone_unexplained)
     lexical = [0.0] * len(texts)
     for found in lexical_scores(index, heard, settings):
         lexical[found.sentence] = found.score
-    combined = [p + settings.phone_lexical * x for p, x in zip(phones, lexical, strict=True)]
-    return combined, lexical
+    combined = [f.score + settings.phone_lexical * x for f, x in zip(fits, lexical, strict=True)]
+    return BookFit(combined, lexical, [f.unexplained for f in fits])
 
 
 def match_by_phones(
     logp: np.ndarray, index: BookIndex, heard: str, settings: MatchSettings = DEFAULT_SETTINGS
 ) -> list[PhraseMatch]:
-    """Every sentence scored on the try's phonemes; the best is clear by ``phone_margin``.
+    """Every sentence scored on the try's phonemes; the best is clear by ``phone_margin``
+    when it leaves at most ``phone_unexplained_share`` of the speech unexplained.
 
     Returns the ``kept`` best, each with its margin (the best: over the
     next; the others: under the best). A book of one sentence has no other to
-    beat: it is clear when its score beats saying none of its words by the margin.
+    beat: its margin is over saying none of its words, and it is clear only if
+    the heard words name it too (``lexical_floor``): its grammar words alone
+    fit much of any try, and no rival sentence shares that advantage.
     """
-    combined, lexical = combined_scores(logp, index, heard, settings)
+    fit = combined_scores(logp, index, heard, settings)
+    combined, lexical = fit.combined, fit.lexical
     order = sorted(range(len(combined)), key=lambda i: (-combined[i], i))[: settings.kept]
     best = order[0]
     if len(order) > 1:
@@ -587,7 +609,11 @@ def match_by_phones(
     else:
         runner_up = _nothing_said(logp, index, best, settings)
     margins = [combined[best] - runner_up] + [combined[i] - combined[best] for i in order[1:]]
-    clear = margins[0] >= settings.phone_margin
+    clear = (
+        margins[0] >= settings.phone_margin
+        and fit.unexplained[best] <= settings.phone_unexplained_share
+        and (len(order) > 1 or lexical[best] >= settings.lexical_floor)
+    )
     return [
         PhraseMatch(
             index.book.phrases[i],

@@ -13,17 +13,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from therapy_app.asr.phones import INVENTORY, label_of, variants
-from therapy_app.asr.spotting import spot, spot_sequences
+from therapy_app.asr.spotting import fit_sequences, spot
 from therapy_app.phrases.content_words import content_words, lemma, sentence_words, word
 
-_TONIC = "moi"
-"""Said for "je" in telegraphic speech ("moi vouloir café"): optional before it."""
-_FIRST_PERSON = frozenset({"je", "j'"})
+_TONIC = {"je": "moi", "j'": "moi", "tu": "toi", "il": "lui", "on": "nous", "ils": "eux"}
+"""Said for a subject pronoun in telegraphic speech ("moi vouloir café"): optional before it."""
 
 
 @lru_cache(maxsize=65536)
@@ -42,16 +42,29 @@ def _said(text: str) -> list[tuple[str, bool]]:
     content = set(content_words(text))
     out: list[tuple[str, bool]] = []
     for w in sentence_words(text):
-        if w in _FIRST_PERSON:
-            out.append((_TONIC, False))
+        if w in _TONIC:
+            out.append((_TONIC[w], False))
         out.append((w, w in content))
     return out
 
 
+@dataclass(frozen=True)
+class SentenceFit:
+    """How a sentence, said telegraphically, explains a try.
+
+    Attributes:
+        score: its best in-order spotting cost over its content words' phonemes (≤ 0).
+        unexplained: share of the try's speech frames outside its words on that path.
+    """
+
+    score: float
+    unexplained: float
+
+
 def phone_scores(
     logp: np.ndarray, texts: Sequence[str], leave: float, unexplained: float
-) -> list[float]:
-    """Per sentence, its best in-order spotting cost over its content words' phonemes (≤ 0).
+) -> list[SentenceFit]:
+    """Per sentence, how its words said in order explain the try.
 
     Args:
         logp: the try's log posteriors from the phone reader [T, 1 + phonemes].
@@ -74,8 +87,14 @@ def phone_scores(
         kept = [(chosen[w], content) for w, content in words if w in chosen]
         sequences.append([(x, leave * len(x) if content else 0.0) for x, content in kept])
         phonemes.append(sum(len(x) for x, content in kept if content))
-    found = spot_sequences(logp, [s or [("a", 0.0)] for s in sequences], unexplained)
+    found = fit_sequences(logp, [s or [("a", 0.0)] for s in sequences], unexplained)
+    speech = max(1, found.speech)
     return [
-        float(value) / max(1, n) if sequence else float("-inf")
-        for value, n, sequence in zip(found, phonemes, sequences, strict=True)
+        SentenceFit(
+            float(value) / max(1, n) if sequence else float("-inf"),
+            float(frames) / speech if sequence else 1.0,
+        )
+        for value, frames, n, sequence in zip(
+            found.costs, found.unexplained, phonemes, sequences, strict=True
+        )
     ]
