@@ -145,9 +145,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument(
-        "--repeat-human", type=int, default=1, help="times each human clip is seen per epoch"
-    )
-    parser.add_argument(
         "--encoder-version",
         default="base-1.0.0+onnx6",
         help="the recogniser version whose encoder frames the clips hold (checked at load)",
@@ -155,15 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     torch.manual_seed(0)
     torch.set_num_threads(2)
-    frames, labels, clip_meta = load(args.clips)
+    frames, labels, _meta = load(args.clips)
     rng = np.random.default_rng(0)
     order = rng.permutation(len(frames))
     held = order[: max(50, len(order) // 20)]
     train = order[len(held) :]
-    human = np.asarray([i for i in train if clip_meta[i].get("voice") == "armelle"], np.int64)
-    # The few human clips (models/phones/human.py) are seen as often as this many
-    # synthetic ones: a twentieth of the clips would otherwise barely move the reader.
-    train = np.concatenate([train, *([human] * (args.repeat_human - 1))]) if len(human) else train
     model = Reader()
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.05)
     ctc = nn.CTCLoss(zero_infinity=True)
@@ -208,14 +201,7 @@ def main(argv: list[str] | None = None) -> int:
             "clips": len(frames),
             "held_out": len(held),
             "held_out_phone_error_rate": curve[-1]["per"] if curve else None,
-            "human_clips": len(human),
-            "recipe": {
-                "epochs": args.epochs,
-                "batch": args.batch,
-                "lr": args.lr,
-                "hidden": HIDDEN,
-                "repeat_human": args.repeat_human,
-            },  # fmt: skip
+            "recipe": {"epochs": args.epochs, "batch": args.batch, "lr": args.lr, "hidden": HIDDEN},
             "curve": curve,
         }
     )
