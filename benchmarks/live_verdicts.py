@@ -69,6 +69,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 from benchmarks.bookkeeping import write_report  # noqa: E402
+from benchmarks.human_eval import fetch  # noqa: E402
 from benchmarks.live_session import (  # noqa: E402
     LiveSession,
     LiveTry,
@@ -84,7 +85,7 @@ from therapy_app.practice.settings import PracticeSettings  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "live_verdicts.json"
 QUICK_RESULTS = ROOT / "benchmarks" / "out" / "live_verdicts_quick.json"  # not committed
-ARMELLE = Path("/usr/share/asterisk/sounds/fr")
+ARMELLE_PACKAGE = "asterisk-prompt-fr-armelle"
 ARMELLE_FILES = {
     "six": "digits/6", "dix": "digits/10", "deux": "digits/2", "huit": "digits/8",
     "onze": "digits/11", "lundi": "digits/day-1", "mardi": "digits/day-2",
@@ -217,7 +218,10 @@ def armelle_clip(word: str) -> AudioClip:
     if word.endswith("~"):
         whole = armelle_clip(word[:-1])
         return AudioClip(whole.samples[: int(len(whole.samples) * FALSE_START)])
-    source = ARMELLE / f"{ARMELLE_FILES[word]}.gsm"
+    # The Debian package unpacked once into build/cache/debs, as benchmarks/verdicts.py
+    # reads her words (it need not be installed).
+    base = fetch(ARMELLE_PACKAGE) / "usr/share/asterisk/sounds/fr"
+    source = base / f"{ARMELLE_FILES[word]}.gsm"
     raw = subprocess.run(
         ["sox", "-R", str(source), "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer",
          "-t", "raw", "-"], check=True, capture_output=True,

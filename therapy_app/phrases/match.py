@@ -568,11 +568,13 @@ class BookFit:
         combined: per sentence, its phoneme score plus ``phone_lexical`` x its lexical score.
         lexical: per sentence, its lexical score (0 when it shares no word with the transcript).
         unexplained: per sentence, the share of the try's speech it leaves unexplained.
+        phonemes: per sentence, its content words' phonemes (the phoneme score's divisor).
     """
 
     combined: list[float]
     lexical: list[float]
     unexplained: list[float]
+    phonemes: list[int]
 
 
 def combined_scores(
@@ -585,7 +587,7 @@ def combined_scores(
     for found in lexical_scores(index, heard, settings):
         lexical[found.sentence] = found.score
     combined = [f.score + settings.phone_lexical * x for f, x in zip(fits, lexical, strict=True)]
-    return BookFit(combined, lexical, [f.unexplained for f in fits])
+    return BookFit(combined, lexical, [f.unexplained for f in fits], [f.phonemes for f in fits])
 
 
 def match_by_phones(
@@ -607,7 +609,7 @@ def match_by_phones(
     if len(order) > 1:
         runner_up = combined[order[1]]
     else:
-        runner_up = _nothing_said(logp, index, best, settings)
+        runner_up = _nothing_said(logp, fit.phonemes[best], settings)
     margins = [combined[best] - runner_up] + [combined[i] - combined[best] for i in order[1:]]
     clear = (
         margins[0] >= settings.phone_margin
@@ -625,19 +627,9 @@ def match_by_phones(
     ]
 
 
-def _nothing_said(
-    logp: np.ndarray, index: BookIndex, sentence: int, settings: MatchSettings
-) -> float:
+def _nothing_said(logp: np.ndarray, phonemes: int, settings: MatchSettings) -> float:
     """A sentence's score had the try said none of its words (every word left out,
-    every speech frame unexplained), on the sentence's own scale."""
-    from therapy_app.asr.phones import label_of
-
-    voiced = float(np.sum(logp.argmax(axis=1) != 0))
-    phonemes = sum(len(label_of(w) or "") for w in content_words_of(index, sentence))
+    every speech frame unexplained), on the scale of its ``phonemes``."""
+    speech = float(np.sum(logp.argmax(axis=1) != 0))
     n = max(1, phonemes)
-    return (settings.phone_leave * phonemes - settings.phone_unexplained * voiced) / n
-
-
-def content_words_of(index: BookIndex, sentence: int) -> list[str]:
-    """The content words of one book sentence, as the index keeps them."""
-    return [w.text for w in index.sentences[sentence].content]
+    return (settings.phone_leave * phonemes - settings.phone_unexplained * speech) / n

@@ -55,10 +55,12 @@ class SentenceFit:
     Attributes:
         score: its best in-order spotting cost over its content words' phonemes (≤ 0).
         unexplained: share of the try's speech frames outside its words on that path.
+        phonemes: its content words' phonemes (the score's divisor).
     """
 
     score: float
     unexplained: float
+    phonemes: int = 0
 
 
 def phone_scores(
@@ -93,6 +95,7 @@ def phone_scores(
         SentenceFit(
             float(value) / max(1, n) if sequence else float("-inf"),
             float(frames) / speech if sequence else 1.0,
+            n,
         )
         for value, frames, n, sequence in zip(
             found.costs, found.unexplained, phonemes, sequences, strict=True
