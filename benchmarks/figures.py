@@ -437,8 +437,9 @@ def verdict_agreement(data: Json) -> list[str]:
         f"sentences) and {data['synthetic_targets']} said by the app's voice, each said "
         "right (should be accepted) and perturbed (should be rejected). Rules chosen on the "
         f"calibration half (least {data['false_accept_cost']:g} × false accepts + false "
-        "rejects); the held-out half and the synthetic voice are only reported. The app's "
-        "constants are in `therapy_app/verdict.py`.",
+        "rejects); the held-out half and the synthetic voice are only reported. Every rule "
+        "is replayed with the phone rule (decision 0029) at its shipped thresholds on top. "
+        "The app's constants are in `therapy_app/verdict.py`.",
         "",
     ]
     rows = []

@@ -59,6 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 from benchmarks.bookkeeping import write_report  # noqa: E402
 from benchmarks.human_eval import armelle_words  # noqa: E402
 from therapy_app import verdict  # noqa: E402
+from therapy_app.analysis.answers import best_wer  # noqa: E402
 from therapy_app.audio.clip import AudioClip  # noqa: E402
 from therapy_app.practice.items import closest_in_length  # noqa: E402
 from therapy_app.written import as_sentence  # noqa: E402
@@ -247,6 +248,10 @@ def measure(trials: list[Trial], pool: list[str], voices: dict[str, Any]) -> lis
             row.update(heard=heard.transcript.text, wer=result.wer, margin=result.margin,
                        gap=result.transcript_gap, shipped=result.success,
                        by_words=result.by_words, by_sound=result.by_sound,
+                       by_phones=result.by_phones, phone_fit=result.phone_fit,
+                       phone_margin=result.phone_margin,
+                       heard_distractor=bool(distractors)
+                       and best_wer(heard.transcript.text, distractors)[0] == 0.0,
                        measured_with=[verdict.RANK_MARGIN, verdict.TRANSCRIPT_SLACK,
                                       True])  # fmt: skip
             # Exploratory: does the target beat its own one-word-shorter forms?
@@ -295,9 +300,14 @@ def accepts(row: dict[str, Any], rule: Rule) -> bool:
     if row["heard"] is None:
         return False
     wer, margin, gap = row["wer"], row["margin"], row["gap"]
+    # The phone rule (0029) at its shipped thresholds, on top of every rule replayed.
+    phones = {"phone_fit": row.get("phone_fit"), "phone_margin": row.get("phone_margin"),
+              "heard_distractor": bool(row.get("heard_distractor"))}  # fmt: skip
     if rule.words_checked and rule.deletion_margin is None:
         return verdict.decide(wer, margin, gap, rank_margin=rule.rank_margin,
-                              transcript_slack=rule.transcript_slack).success  # fmt: skip
+                              transcript_slack=rule.transcript_slack, **phones).success  # fmt: skip
+    if verdict.decide(None, **phones).by_phones:
+        return True
     contradicted = gap is not None and gap < -rule.transcript_slack
     by_words = wer is not None and wer <= verdict.WER_SUCCESS
     if rule.words_checked:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from therapy_app.asr.phones import INVENTORY
-from therapy_app.asr.spotting import fit_sequences, spot, spot_sequences
+from therapy_app.asr.spotting import fit_sequences, spot
 
 SURE = np.log(0.98)
 OTHER = np.log(0.02 / len(INVENTORY))
@@ -37,8 +37,8 @@ def test_a_repeated_phoneme_needs_a_blank_between():
 
 def test_words_in_order_fit_better_than_the_same_words_reversed():
     logp = frames("_mwa__kafe__")
-    cost = spot_sequences(logp, [[("mwa", -15.0), ("kafe", -20.0)]], unexplained=2.0)
-    reversed_ = spot_sequences(logp, [[("kafe", -20.0), ("mwa", -15.0)]], unexplained=2.0)
+    cost = fit_sequences(logp, [[("mwa", -15.0), ("kafe", -20.0)]], unexplained=2.0).costs
+    reversed_ = fit_sequences(logp, [[("kafe", -20.0), ("mwa", -15.0)]], unexplained=2.0).costs
     assert cost[0] == pytest.approx(0.0)
     # Reversed, one of the two is left out and its speech is unexplained.
     assert reversed_[0] == pytest.approx(max(-15.0 - 3 * 2.0, -20.0 - 4 * 2.0))
@@ -51,26 +51,26 @@ def test_a_word_left_out_costs_its_price_and_speech_no_word_explains_costs_a_fra
         [("kafe", -20.0)],  # "sil" said and explained by nothing: 3 frames
         [("kafe", -20.0), ("sil", -15.0)],
     ]
-    found = spot_sequences(logp, sequences, unexplained=2.0)
+    found = fit_sequences(logp, sequences, unexplained=2.0).costs
     assert found[0] == pytest.approx(-25.0 - 3 * 2.0)
     assert found[1] == pytest.approx(-3 * 2.0)
     assert found[2] == pytest.approx(0.0)
     # Nothing costs for speech when unexplained speech is free.
-    assert spot_sequences(logp, sequences[1:2], unexplained=0.0)[0] == pytest.approx(0.0)
+    assert fit_sequences(logp, sequences[1:2], unexplained=0.0).costs[0] == pytest.approx(0.0)
 
 
 def test_a_word_ending_on_the_last_frame_is_complete():
-    found = spot_sequences(frames("__kafe"), [[("kafe", -20.0)]], unexplained=2.0)
+    found = fit_sequences(frames("__kafe"), [[("kafe", -20.0)]], unexplained=2.0).costs
     assert found[0] == pytest.approx(0.0)
 
 
 def test_sequences_of_different_lengths_are_scored_together_as_alone():
     logp = frames("_ZE_mal_o_do__")
     sequences = [[("mal", -15.0), ("do", -10.0)], [("kafe", -20.0)], [("Z", 0.0), ("o", -5.0)]]
-    together = spot_sequences(logp, sequences, unexplained=1.5)
-    alone = [spot_sequences(logp, [s], unexplained=1.5)[0] for s in sequences]
+    together = fit_sequences(logp, sequences, unexplained=1.5).costs
+    alone = [fit_sequences(logp, [s], unexplained=1.5).costs[0] for s in sequences]
     assert together == pytest.approx(alone)
-    assert spot_sequences(logp, [], unexplained=1.5).shape == (0,)
+    assert fit_sequences(logp, [], unexplained=1.5).costs.shape == (0,)
 
 
 def test_the_speech_outside_the_words_is_counted_on_the_best_path():

@@ -68,16 +68,6 @@ def spot(logp: np.ndarray, labels: Sequence[str]) -> np.ndarray:
     return best
 
 
-def spot_sequences(
-    logp: np.ndarray, sequences: Sequence[Sequence[tuple[str, float]]], unexplained: float
-) -> np.ndarray:
-    """Per sequence of (label, cost of leaving it out), the best cost of saying it in order.
-
-    :func:`fit_sequences`' costs alone.
-    """
-    return fit_sequences(logp, sequences, unexplained).costs
-
-
 @dataclass(frozen=True)
 class SequenceFits:
     """How well each sequence explains a try.

@@ -3,7 +3,7 @@
 # A patient says a sentence of their book telegraphically and haltingly: some
 # of its words, in its order, deformed, with pauses and "euh" between. So each
 # sentence is spotted in the phone reader's posteriors as all its words in
-# order (therapy_app.asr.spotting.spot_sequences), where a content word left
+# order (therapy_app.asr.spotting.fit_sequences), where a content word left
 # out costs its phonemes times ``leave`` and a function word nothing; and any
 # speech the sentence does not explain costs ``unexplained`` a frame, which is
 # what keeps a short sentence ("Tu me manques.") from fitting every long try.
