@@ -1,5 +1,9 @@
 """Dev set for the phrase-book match: measures its numbers and chooses its thresholds.
 
+Since decision 0030 these are the thresholds of the decoder's check, which the match
+uses only with a recogniser that has no phone reader; the phoneme path's settings are
+chosen by ``benchmarks/phrase_phones_dev.py``.
+
 Usage::
 
     python benchmarks/phrase_match_dev.py [--size 200] [--reuse]
