@@ -99,6 +99,25 @@ def variants(label: str) -> list[str]:
     return [v for v in dict.fromkeys(out) if v]
 
 
+def padded_states(sequences: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CTC state sequences (classes, blank 0) padded to one length, to advance together.
+
+    Returns:
+        The classes [n, s], which states are real (not padding), and where the
+        CTC path may skip the blank before a state (a phoneme unlike the one
+        two states back).
+    """
+    n, s = len(sequences), max(len(x) for x in sequences)
+    classes = np.zeros((n, s), np.int64)
+    valid = np.zeros((n, s), bool)
+    for row, x in enumerate(sequences):
+        classes[row, : len(x)] = x
+        valid[row, : len(x)] = True
+    skip = np.zeros((n, s), bool)
+    skip[:, 2:] = (classes[:, 2:] != 0) & (classes[:, 2:] != classes[:, :-2]) & valid[:, 2:]
+    return classes, valid, skip
+
+
 def ctc_logprobs(logp: np.ndarray, labels: list[str]) -> list[float]:
     """log P(label | frames) of each label by the CTC forward algorithm, in one pass.
 
@@ -120,14 +139,8 @@ def ctc_logprobs(logp: np.ndarray, labels: list[str]) -> list[float]:
         for i in indices(label):
             ext += [i, 0]
         exts.append(ext)
-    n, s = len(exts), max(len(e) for e in exts)
-    ext_a = np.zeros((n, s), np.int64)
-    valid = np.zeros((n, s), bool)
-    for row, ext in enumerate(exts):
-        ext_a[row, : len(ext)] = ext
-        valid[row, : len(ext)] = True
-    skip = np.zeros((n, s), bool)
-    skip[:, 2:] = (ext_a[:, 2:] != 0) & (ext_a[:, 2:] != ext_a[:, :-2]) & valid[:, 2:]
+    ext_a, valid, skip = padded_states(exts)
+    n, s = ext_a.shape
     emit = np.where(valid[None], logp[:, ext_a], -np.inf)  # [T, n, s]
     alpha = np.full((n, s), -np.inf)
     alpha[:, 0] = emit[0, :, 0]

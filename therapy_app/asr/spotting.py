@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from therapy_app.asr.phones import indices
+from therapy_app.asr.phones import indices, padded_states
 
 _NEG = -1e9
 
@@ -44,14 +44,8 @@ def spot(logp: np.ndarray, labels: Sequence[str]) -> np.ndarray:
         return np.zeros(0)
     free = _relative(logp)
     states = [_ctc_states(label) for label in labels]
-    n, s = len(states), max(len(x) for x in states)
-    cls = np.zeros((n, s), np.int64)
-    valid = np.zeros((n, s), bool)
-    for row, x in enumerate(states):
-        cls[row, : len(x)] = x
-        valid[row, : len(x)] = True
-    skip = np.zeros((n, s), bool)
-    skip[:, 2:] = (cls[:, 2:] != 0) & (cls[:, 2:] != cls[:, :-2]) & valid[:, 2:]
+    cls, valid, skip = padded_states(states)
+    n, s = cls.shape
     ends = np.asarray([len(x) - 1 for x in states])
     rows = np.arange(n)
     alpha = np.full((n, s), _NEG)
