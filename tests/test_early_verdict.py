@@ -20,6 +20,7 @@ import pytest
 from asr_fixtures import synthesize
 from practice_fixtures import SPEECH_DIR, shared_engines
 
+from therapy_app.asr.recognizer import SpeechRecognizer
 from therapy_app.asr.utterance import hear
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.audio.recorder import FileAudioSource, Recorder, RecorderSettings, StopReason
@@ -170,6 +171,36 @@ def test_hearing_and_scoring_share_one_encoder_run_and_keep_every_number() -> No
         judged = AnswerJudge(recognizer, vad, item, 0)(clip)
         assert judged.result is not None
         assert replace(judged.result, seconds=0.0) == replace(plain.result, seconds=0.0)
+
+
+@pytest.mark.slow
+def test_an_item_prepared_before_the_try_waits_for_the_try_s_own_work_only() -> None:
+    shared, vad = _engines()
+    recognizer = SpeechRecognizer.load()  # its own prior cache: nothing scored yet
+    steps = 0
+    step = recognizer.model.step
+
+    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - a pass-through
+        nonlocal steps
+        steps += 1
+        return step(*args, **kwargs)
+
+    recognizer.model.step = counted  # type: ignore[method-assign]
+    item = _item(ExerciseKind.REPETITION, "Bonjour.")
+    clip = read_wav(SPEECH_DIR / "word_04.wav")
+    judge_ = AnswerJudge(recognizer, vad, item, 0)
+    judge_.prepare()
+    before = steps
+    first = judge_(clip)
+    first_steps = steps - before
+    before = steps
+    again = judge_(clip)  # everything the item needs was already there
+    assert first_steps == steps - before
+    # The priors computed beforehand are those scoring computes: the same numbers.
+    plain = judge(shared, vad, clip, item)
+    assert first.result is not None and again.result is not None and plain.result is not None
+    assert replace(first.result, seconds=0.0) == replace(plain.result, seconds=0.0)
+    assert replace(again.result, seconds=0.0) == replace(plain.result, seconds=0.0)
 
 
 # ----- the recorder and the listening loop, in real time ------------------------------------

@@ -452,11 +452,7 @@ class SpeechRecognizer:
             AudioInputError: empty, corrupt, wrongly sampled or too long clip.
             TherapyAppError: a candidate longer than the decoder's context.
         """
-        eot = self.config.tokens.eot
-        sequences = [
-            [*self.tokenizer.encode(" " + c.strip()), eot] if c.strip() else [eot]
-            for c in candidates
-        ]
+        sequences = self._sequences(candidates)
         # Checked before encoding: a candidate longer than the decoder's context
         # (a pasted page of text) must get a French message, not a traceback from
         # the decoder, and the encoder's work would be wasted on it.
@@ -472,9 +468,7 @@ class SpeechRecognizer:
         encoded = self._encoded(audio)
         if not candidates:
             return []
-        model = self.model
-        if self.personal is not None and self.personal.scoring:
-            model = model.with_gate(ADAPTER_GATE)
+        model = self._scoring_model()
         per_token = score_sequences(
             model, encoded.cross, self.config.tokens.sot_sequence, sequences
         )
@@ -489,6 +483,31 @@ class SpeechRecognizer:
             ScoredCandidate(candidates[i], totals[i], means[i], rank, priors[i])
             for rank, i in enumerate(order, start=1)
         ]
+
+    def prime(self, candidates: list[str]) -> None:
+        """Compute now what scoring ``candidates`` needs whatever the audio.
+
+        Their priors (:meth:`score` with ``priors_for=len(candidates)``, the same
+        batch) and the silence they are scored on are kept, so that the try
+        after this call does not wait for them: an item's first verdict used to
+        pay about 0.17 s for its priors, and the session's first also 0.55 s
+        for encoding the silence. Practice calls it while the patient speaks.
+        """
+        if candidates:
+            self._prior(self._scoring_model(), self._sequences(candidates))
+
+    def _sequences(self, candidates: list[str]) -> list[list[int]]:
+        eot = self.config.tokens.eot
+        return [
+            [*self.tokenizer.encode(" " + c.strip()), eot] if c.strip() else [eot]
+            for c in candidates
+        ]
+
+    def _scoring_model(self) -> WhisperOnnx:
+        """The plain gate, or the open one when the personal model also scores."""
+        if self.personal is not None and self.personal.scoring:
+            return self.model.with_gate(ADAPTER_GATE)
+        return self.model
 
     def _prior(self, model: WhisperOnnx, sequences: list[list[int]]) -> list[float]:
         """Mean log-probability per token of each sequence on silence, kept for reuse.

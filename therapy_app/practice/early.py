@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, cast
 from therapy_app.asr.utterance import HeardUtterance, hear
 from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.audio.recorder import Recorder, StopReason
-from therapy_app.practice.scoring import EncodeOnce, ScoreResult, score_heard
+from therapy_app.practice.scoring import EncodeOnce, ScoreResult, prime_item, score_heard
 
 if TYPE_CHECKING:
     from therapy_app.asr.recognizer import SpeechRecognizer
@@ -93,6 +93,14 @@ class AnswerJudge:
         self.vad = vad
         self.item = item
         self.cue_level = cue_level
+
+    def prepare(self) -> None:
+        """Compute what the item's scoring needs whatever is said (its priors).
+
+        Called while the patient speaks, so that the verdict at the first
+        pause waits for the try's own work only.
+        """
+        prime_item(self.recognizer, self.item)
 
     def __call__(self, clip: AudioClip) -> Judged:
         """Hear ``clip`` and score it.
@@ -154,7 +162,9 @@ def listen(recorder: Recorder, judge: AnswerJudge | None = None) -> Listened:
     """Wait for the recording to end, scoring each settled pause with ``judge`` meanwhile.
 
     Runs on the inference worker (which waits for the recording anyway), so
-    early scoring never runs beside another inference job. Without a judge
+    early scoring never runs beside another inference job. The item's
+    scoring is prepared first (:meth:`AnswerJudge.prepare`), while the
+    patient speaks. Without a judge
     it only waits, as :func:`therapy_app.speech.chain.capture` does.
 
     Args:
@@ -171,6 +181,11 @@ def listen(recorder: Recorder, judge: AnswerJudge | None = None) -> Listened:
     began = time.perf_counter()
     made: list[EarlyVerdict] = []
     pause: int | None = None
+    if judge is not None:
+        try:
+            judge.prepare()
+        except Exception:  # noqa: BLE001 - scoring computes it again, and reports its errors
+            _LOGGER.warning("preparing the item's scoring failed", exc_info=True)
     while judge is not None:
         pause = recorder.next_pause(pause)
         if pause is None:

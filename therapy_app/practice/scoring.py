@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from therapy_app.analysis.answers import best_wer
+from therapy_app.asr.phones import label_of
 from therapy_app.asr.recognizer import EncodedAudio, ScoredCandidate, SpeechRecognizer
 from therapy_app.audio.clip import AudioClip
 from therapy_app.verdict import RANK_MARGIN, Verdict, decide, evidence, transcript_agrees
@@ -234,10 +235,7 @@ def score_try(
     start = time.perf_counter()
     wer, matched_by_words = best_wer(heard, accepted, allow_within)
     spoken = accepted if sound_forms is None else sound_forms
-    forms = list(dict.fromkeys(as_sentence(a) for a in spoken if a.strip()))
-    wrong = [
-        c for c in dict.fromkeys(as_sentence(d) for d in distractors if d.strip()) if c not in forms
-    ]
+    forms, wrong = _scored_texts(spoken, distractors)
     # Written like the forms: as transcribed (lower case, no stop) it scored lower
     # for its writing alone, which loosened the transcript check.
     own = as_sentence(heard)
@@ -320,6 +318,30 @@ def score_try(
         "success" if success else "miss",
     )
     return result
+
+
+def _scored_texts(spoken: Sequence[str], distractors: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The accepted forms and the distractors as the recogniser scores them (sentence case)."""
+    forms = list(dict.fromkeys(as_sentence(a) for a in spoken if a.strip()))
+    wrong = [
+        c for c in dict.fromkeys(as_sentence(d) for d in distractors if d.strip()) if c not in forms
+    ]
+    return forms, wrong
+
+
+def prime_item(recognizer: SpeechRecognizer, item: ExerciseItem) -> None:
+    """Compute before the try what scoring ``item`` needs whatever is said.
+
+    The forms' and distractors' priors (the same batch as :func:`score_try`
+    scores, so the same numbers) and their pronunciations: the verdict then
+    waits for the try's own work only.
+    """
+    spoken = item.accepted if item.sound_forms is None else item.sound_forms
+    forms, wrong = _scored_texts(spoken, item.distractors)
+    recognizer.prime([*forms, *wrong])
+    if recognizer.phones is not None:
+        for text in (*forms, *wrong):
+            label_of(text)
 
 
 def _phone_measures(
