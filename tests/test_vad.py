@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pytest
 
+from benchmarks.vad_noises import judge_sound, synthetic_noises
 from models.vad import build as vad_build
 from therapy_app.audio.clip import AudioClip
 from therapy_app.audio.recorder import FileAudioSource, Recorder, StopReason
@@ -155,8 +156,41 @@ def test_segment_rules_on_synthetic_probabilities():
     # A 160 ms gap does not split at min_silence 300 ms, does at 100 ms.
     assert len(segments_from_probabilities(p, min_silence_ms=300)) == 1
     assert len(segments_from_probabilities(p, min_silence_ms=100)) == 2
-    click = np.array([0.0] * 5 + [0.9] * 3 + [0.0] * 30)
-    assert segments_from_probabilities(click, min_speech_ms=250) == []
+    # A short stretch (96 ms) beside longer speech is dropped...
+    burst = [0.9] * 3 + [0.0] * 30
+    word = [0.9] * 20 + [0.0] * 30
+    beside = np.array([0.0] * 5 + burst + word)
+    assert segments_from_probabilities(beside, min_speech_ms=250) == [(38 * WINDOW, 58 * WINDOW)]
+    # ... but said alone it is the answer (Armelle's « six »: 224 ms, « onze »: 64 ms).
+    alone = np.array([0.0] * 5 + burst)
+    assert segments_from_probabilities(alone, min_speech_ms=250) == [(5 * WINDOW, 8 * WINDOW)]
+    # One window (32 ms) is never speech.
+    assert segments_from_probabilities(np.array([0.0] * 5 + [0.9] + [0.0] * 30)) == []
+
+
+@pytest.mark.parametrize("word", ["six", "onze"])
+def test_a_short_word_said_alone_is_heard_and_starts_the_recording(vad, speech_dir, word):
+    # Her « six » is 224 ms above the threshold, her « onze » 64 ms: under the
+    # 250 ms that segments speech, they were "nothing heard", live and as files.
+    spoken = read_wav(speech_dir.parent / "human" / f"{word}.wav")
+    clip = AudioClip.concatenate([AudioClip.silence(0.5), spoken, AudioClip.silence(1.0)])
+    (segment,) = vad.speech_segments(clip, pad_ms=0)
+    assert 0.5 < segment.start_s < segment.end_s < 0.5 + spoken.duration
+    detector = vad.end_of_speech_detector(trailing_silence_ms=800)
+    assert feed_in_chunks(detector, clip.samples, 1600) is not None
+    assert detector.speech_started
+    # Beside a longer word it is still too short to count (a breath, a click).
+    longer = read_wav(speech_dir.parent / "human" / "jeudi.wav")
+    both = AudioClip.concatenate([clip, longer, AudioClip.silence(1.0)])
+    (kept,) = vad.speech_segments(both, pad_ms=0)
+    assert kept.start_s > clip.duration
+
+
+def test_noises_never_start_a_recording_however_short_a_word_may_be(vad):
+    # What keeps clicks out now that 60 ms alone is a word: Silero's probability.
+    for name, samples in synthetic_noises().items():
+        found = judge_sound(vad, samples)
+        assert not found["heard_as_speech"] and not found["starts_recording"], (name, found)
 
 
 # ----- streaming end of speech ----------------------------------------------------------

@@ -25,6 +25,13 @@ WINDOW_S = WINDOW / SAMPLE_RATE
 # on speech that hearing the same recording as a file would find.
 MIN_SPEECH_MS = 250
 MIN_SILENCE_MS = 300
+# ... but a short word said alone is the answer, not a click: Armelle's « six »
+# is 224 ms above the threshold, her « onze » 64 ms. When no stretch is longer
+# than MIN_SPEECH_MS, stretches longer than this are the speech. Silero keeps
+# non-speech below the threshold whatever its length (clicks, knocks, coughs,
+# breaths, the freedesktop sound theme's 27 sounds: none reached 0.5 in
+# benchmarks/vad_noises.py), so this does not let noise in.
+ALONE_SPEECH_MS = 60
 # Aphasic speakers pause long between words (word-finding): a short trailing
 # silence would cut them off mid-sentence. Each patient's own value is stored
 # with the patient (therapy_app.pause_tolerance); this is the default.
@@ -232,7 +239,19 @@ def segments_from_probabilities(
     window at or above ``threshold``, a candidate end is the first window below
     ``threshold - 0.15``, and the segment closes once the silence lasts
     ``min_silence_ms``; speech resuming earlier cancels the candidate end.
+    Stretches not longer than ``min_speech_ms`` are dropped, unless none is
+    longer: then those longer than :data:`ALONE_SPEECH_MS` are the speech (a
+    short word said alone).
     """
+    segments = _stretches(probs, threshold, min_speech_ms, min_silence_ms)
+    if not segments and ALONE_SPEECH_MS < min_speech_ms:
+        segments = _stretches(probs, threshold, ALONE_SPEECH_MS, min_silence_ms)
+    return segments
+
+
+def _stretches(
+    probs: np.ndarray, threshold: float, min_speech_ms: float, min_silence_ms: float
+) -> list[tuple[int, int]]:
     neg = max(threshold - 0.15, 0.01)
     min_speech = SAMPLE_RATE * min_speech_ms / 1000
     min_silence = SAMPLE_RATE * min_silence_ms / 1000
@@ -319,9 +338,10 @@ class EndOfSpeechDetector:
     Speech starts by the rules that find it in the finished recording
     (:func:`segments_from_probabilities`, what practice hears and scores):
     a stretch from a window at or above ``threshold`` that lasts more than
-    ``min_speech_ms``, windows between ``threshold - 0.15`` and ``threshold``
-    and dips shorter than ``min_silence_ms`` included. The windows are those
-    of the whole recording, so the probabilities are the same. Counting only
+    ``min_speech_ms`` (or :data:`ALONE_SPEECH_MS`: a short word alone),
+    windows between ``threshold - 0.15`` and ``threshold`` and dips shorter
+    than ``min_silence_ms`` included. The windows are those of the whole
+    recording, so the probabilities are the same. Counting only
     consecutive windows above ``threshold`` (the old rule) missed
     speech whose probability hovers around it (a soft or telephone-quality
     voice: Armelle's "onze"): the recording then ran to the no-speech timeout
@@ -344,8 +364,9 @@ class EndOfSpeechDetector:
         vad: the loaded model.
         trailing_silence_ms: silence after speech that ends the utterance.
         threshold: speech probability threshold (speech resumes at or above it).
-        min_speech_ms: a stretch of speech must last longer than this to start
-            the utterance (clicks and breaths do not).
+        min_speech_ms: the segments' rule (:func:`segments_from_probabilities`):
+            a stretch longer than this, or than :data:`ALONE_SPEECH_MS` (a short
+            word said alone), starts the utterance.
         min_silence_ms: a shorter dip below ``threshold - 0.15`` does not
             break the stretch.
     """
@@ -424,7 +445,9 @@ class EndOfSpeechDetector:
                 self._temp_end = index
         if not self.speech_started and self._start is not None:
             end = self._temp_end if self._temp_end is not None else self._windows
-            if (end - self._start) * window_ms > self.min_speech_ms:
+            # Hearing finds speech in any stretch longer than this when none is
+            # longer than min_speech_ms (segments_from_probabilities).
+            if (end - self._start) * window_ms > min(self.min_speech_ms, ALONE_SPEECH_MS):
                 self.speech_started = True
                 self.speech_start_s = self._start * WINDOW_S
         if (
