@@ -716,6 +716,31 @@ def storage(data: Json) -> list[str]:
     return out + [f"History within its {data['history_target_s']:g} s target: {within}.", ""]
 
 
+def vad_noises(data: Json) -> list[str]:
+    """Non-speech sounds against the speech detector (docs/decisions/0032)."""
+    out = [
+        "## Speech detector: noises and short words",
+        "",
+        "`benchmarks/vad_noises.py` → `benchmarks/results/vad_noises.json`: a short word said "
+        "alone is speech from 60 ms above the threshold, so what keeps noise out is Silero's "
+        "probability. Each sound between silences; heard: hearing finds speech and the "
+        "microphone starts.",
+        "",
+    ]
+    rows = []
+    for group, cell in data["groups"].items():
+        loudest = max(cell["rows"].items(), key=lambda kv: kv[1]["max_probability"])
+        rows.append(
+            [
+                group,
+                str(cell["sounds"]),
+                str(cell["heard"]),
+                f"{loudest[1]['max_probability']:.2f} ({loudest[0]})",
+            ]
+        )
+    return out + table(["sounds", "n", "heard", "highest probability"], rows) + [""]
+
+
 def faults(data: Json) -> list[str]:
     """The fault catalogue's totals, per category (details: docs/faults.md)."""
     counts = [k for k, v in data["totals"].items() if k != "probes" and isinstance(v, int)]
@@ -953,6 +978,7 @@ SECTIONS: list[tuple[str, Callable[[Any], list[str]]]] = [
     ("live_verdicts.json", live_verdicts),
     ("verdict_agreement.json", verdict_agreement),
     ("naming.json", naming),
+    ("vad_noises.json", vad_noises),
     ("storage.json", storage),
     ("faults.json", faults),
     ("personal_voice.json", personal_voice),
