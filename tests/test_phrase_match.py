@@ -13,6 +13,7 @@ from therapy_app.correction.diff import RESTORED
 from therapy_app.phrases import match
 from therapy_app.phrases.content_words import content_words, lemma_key, letters_to_sounds, word
 from therapy_app.phrases.model import Gender, Phrase, PhraseBook, PhraseSource
+from therapy_app.phrases.phone_match import phone_scores
 from therapy_app.speech import chain
 from therapy_app.speech.services import SilentPlayer, SpeechServices
 from therapy_app.tts import SpeechSynthesizer
@@ -142,6 +143,22 @@ def test_the_sentence_whose_words_were_said_is_clear_whatever_the_transcript():
     # "mal dos": the words of one sentence, in its order.
     found = match.match_by_phones(_frames("mal", "dos"), index, "mal dos")
     assert found[0].phrase.text == "J'ai mal au dos." and found[0].clear
+
+
+def test_what_telegraphic_speech_says_for_an_auxiliary_or_c_est_is_explained():
+    book = (*EVERYDAY, "C'est trop cher.", "J'ai mal à l'épaule.", "Je suis fatigué.")
+    index = match.index_book(_book(*book))
+    for said, meant in (
+        (("avoir", "mal", "épaule"), "J'ai mal à l'épaule."),  # the infinitive for « ai »
+        (("ça", "trop", "cher"), "C'est trop cher."),  # « ça » for « c'est »
+        (("moi", "être", "fatigué"), "Je suis fatigué."),
+    ):
+        frames = _frames(*said)
+        found = match.match_by_phones(frames, index, "")
+        assert found[0].phrase.text == meant and found[0].clear, (said, found[0])
+        settings = match.DEFAULT_SETTINGS
+        (fit,) = phone_scores(frames, [meant], settings.phone_leave, settings.phone_unexplained)
+        assert fit.unexplained == 0.0, said  # every sound is one of the sentence's words
 
 
 def test_speech_no_book_sentence_explains_is_not_matched():

@@ -26,11 +26,21 @@ _TONIC = {"je": "moi", "j'": "moi", "tu": "toi", "il": "lui", "on": "nous", "ils
 """Said for a subject pronoun in telegraphic speech ("moi vouloir café"): optional before it."""
 
 
+_AVOIR = ("ai", "as", "a", "avons", "avez", "ont", "avais", "avait", "eu")
+_ETRE = ("suis", "es", "est", "sommes", "êtes", "sont", "étais", "était", "été")
+_SAID_FOR = {**dict.fromkeys(_AVOIR, "avoir"), **dict.fromkeys(_ETRE, "être"), "c'": "ça"}
+"""What telegraphic speech says for a form: the auxiliaries' infinitive ("moi avoir
+soixante-dix ans"), « ça » for « c'est » ("ça cher"). The verb table's lemma
+leaves the auxiliaries as they are."""
+
+
 @lru_cache(maxsize=65536)
 def word_labels(text: str) -> tuple[str, ...]:
-    """The phoneme strings a patient may say for one word: its form and its infinitive,
-    each schwa kept or dropped; a letter-to-sound guess for words the lexicon lacks."""
-    found = [label for label in (label_of(text), label_of(lemma(text))) if label]
+    """The phoneme strings a patient may say for one word: its form and its infinitive
+    (or what telegraphic speech says for it), each schwa kept or dropped; a
+    letter-to-sound guess for words the lexicon lacks."""
+    said = (text, lemma(text), _SAID_FOR.get(text, ""))
+    found = [label for label in map(label_of, said) if label]
     if not found:
         guess = "".join(p for p in word(text).phon if p in INVENTORY)
         found = [guess] if guess else []
@@ -81,9 +91,12 @@ def phone_scores(
     labels = {w: word_labels(w) for w in vocabulary}
     flat = list(dict.fromkeys(x for w in vocabulary for x in labels[w]))
     cost = dict(zip(flat, spot(logp, flat).tolist(), strict=True))
-    # Each word is spotted as the variant that fits the try best on its own:
+    # Each word is spotted as the variant that fits the try best on its own
+    # (per phoneme; on a tie the longer, which explains more of the try):
     # one sequence per sentence rather than one per combination of variants.
-    chosen = {w: max(labels[w], key=lambda x: cost[x] / len(x)) for w in vocabulary if labels[w]}
+    chosen = {
+        w: max(labels[w], key=lambda x: (cost[x] / len(x), len(x))) for w in vocabulary if labels[w]
+    }
     sequences, phonemes = [], []
     for words in said:
         kept = [(chosen[w], content) for w, content in words if w in chosen]
