@@ -296,7 +296,11 @@ def rates(rows: Sequence[dict[str, Any]], rank_margin: float) -> dict[str, Any]:
         return (
             bool(judged.get("by_phones"))
             or decide(
-                judged["wer"], judged["margin"], judged["gap"], rank_margin=rank_margin
+                judged["wer"],
+                judged["margin"],
+                judged["gap"],
+                rank_margin=rank_margin,
+                phone_margin=judged.get("phone_margin"),
             ).success
         )
 

@@ -83,6 +83,21 @@ def test_a_word_to_repeat_is_judged_against_its_sound_alikes() -> None:
     assert not sound_alike.success, sound_alike.result
 
 
+def test_a_transcript_of_the_target_does_not_pass_when_the_sounds_hear_a_distractor() -> None:
+    # The app's voice saying « un éléphant » is transcribed « un téléphone »
+    # (the halting adapters' habit); the plain decoder and the phonemes hear
+    # the distractor « éléphant » clearly: not a right answer.
+    item, source = item_for(ExerciseKind.NAMING, "téléphone", default_content(), default_bank())
+    assert "éléphant" in item.distractors
+    engines = shared_engines()
+    recognizer, vad = engines["recognizer"], engines["vad"]
+    wrong = judge(recognizer, vad, synthesize("un éléphant"), item, source)
+    assert wrong.result is not None and wrong.result.wer == 0.0, wrong.heard
+    assert not wrong.success and not wrong.result.by_words, wrong.result
+    right = judge(recognizer, vad, synthesize("un téléphone"), item, source)
+    assert right.success, right.result
+
+
 def test_items_come_from_the_lists_when_the_target_is_there() -> None:
     content, bank = default_content(), default_bank()
     sentence = content.level(2).sentences[0]

@@ -71,6 +71,18 @@ def test_the_sound_can_withdraw_a_word_success():
     assert decide(0.25).by_words  # storage has no sound: the words alone decide
 
 
+def test_both_scores_hearing_another_answer_overrule_the_words() -> None:
+    # « un éléphant » transcribed « un téléphone » for the picture « téléphone »:
+    # the decoder's plain scores and the phonemes both put « éléphant » far ahead.
+    assert not decide(0.0, -2.43, None, rank_margin=0.6, phone_margin=-1.64).success
+    # One score alone, or a distractor only slightly ahead, does not overrule them.
+    assert decide(0.0, -2.43, None, rank_margin=0.6, phone_margin=0.5).by_words
+    assert decide(0.0, 0.2, None, rank_margin=0.6, phone_margin=-1.64).by_words
+    assert decide(0.0, -0.55, None, rank_margin=0.6, phone_margin=-PHONE_MARGIN - 0.1).by_words
+    assert decide(0.0, -2.43, None, phone_margin=-PHONE_MARGIN + 0.05).by_words
+    assert decide(0.0, -2.43, None).by_words  # no phone reader: the words decide
+
+
 @pytest.mark.parametrize(
     ("heard", "success"),
     [

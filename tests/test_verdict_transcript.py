@@ -70,6 +70,8 @@ def test_a_miss_hides_a_transcript_the_target_outscores():
         (Verdict(by_words=False, by_sound=False), 0.6, None, True),
         (Verdict(by_words=False, by_sound=False), 0.6, 0.0, False),
         (Verdict(by_words=False, by_sound=False), None, None, False),  # nothing heard
+        # The target itself, overruled by the sounds (another answer heard): not shown.
+        (Verdict(by_words=False, by_sound=False), 0.0, None, False),
     ],
 )
 def test_transcript_agrees_table(verdict, wer, gap, shown):

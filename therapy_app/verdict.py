@@ -11,7 +11,9 @@ and the therapist's history and charts only read stored verdicts.
    for word the target (WER > 0) does not pass when the recogniser scores the
    target more than ``TRANSCRIPT_SLACK`` below that transcript (the patient
    said "Demain mardi sept septembre" for "Demain mardi sept avril": WER 0.25,
-   but the audio says "septembre").
+   but the audio says "septembre"); and no transcript passes when both the
+   decoder's scores and the phonemes clearly hear one distractor instead
+   (:func:`another_answer_heard`).
 2. **Sound.** The best accepted form beats the best distractor by at least
    ``RANK_MARGIN`` nats per token of :func:`evidence` (``NAMING_RANK_MARGIN``
    when naming a picture) **and** is within ``TRANSCRIPT_SLACK`` of the
@@ -140,7 +142,12 @@ def decide(
         Which rule(s) hold.
     """
     contradicted = transcript_gap is not None and transcript_gap < -transcript_slack
-    by_words = wer is not None and wer <= WER_SUCCESS and (wer == 0.0 or not contradicted)
+    by_words = (
+        wer is not None
+        and wer <= WER_SUCCESS
+        and (wer == 0.0 or not contradicted)
+        and not another_answer_heard(margin, phone_margin, rank_margin, phone_margin_min)
+    )
     by_sound = margin is not None and margin >= rank_margin and not contradicted
     by_phones = (
         phone_fit is not None
@@ -150,6 +157,31 @@ def decide(
         and not heard_distractor
     )
     return Verdict(by_words=by_words, by_sound=by_sound, by_phones=by_phones)
+
+
+def another_answer_heard(
+    margin: float | None,
+    phone_margin: float | None,
+    rank_margin: float = RANK_MARGIN,
+    phone_margin_min: float = PHONE_MARGIN,
+) -> bool:
+    """Both scores put one distractor clearly ahead of the target: the words do not pass.
+
+    The free transcript comes from the decoder with its halting-speech adapters,
+    which lean towards words they were trained on: the app's voice saying « un
+    éléphant » was transcribed « un téléphone » (word for word the target),
+    while the plain decoder scored « Un éléphant. » 2.4 nats per token above it
+    and the phonemes 1.6 above. A clear hearing of another answer by the
+    sounds overrules the transcript, as a clear transcript of another answer
+    overrules the phonemes (``heard_distractor``). "Clearly": the distractor
+    leads by the margins that would accept the target the other way round.
+    """
+    return (
+        margin is not None
+        and phone_margin is not None
+        and margin <= -rank_margin
+        and phone_margin <= -phone_margin_min
+    )
 
 
 def transcript_agrees(verdict: Verdict, wer: float | None, transcript_gap: float | None) -> bool:
@@ -181,4 +213,6 @@ def transcript_agrees(verdict: Verdict, wer: float | None, transcript_gap: float
         return False
     if verdict.success:
         return verdict.by_words
+    if wer == 0.0:  # the target itself, overruled by the sounds: not evidence of the miss
+        return False
     return transcript_gap is None or transcript_gap < 0.0
