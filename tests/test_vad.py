@@ -179,7 +179,7 @@ def test_a_short_word_said_alone_is_heard_and_starts_the_recording(vad, speech_d
     detector = vad.end_of_speech_detector(trailing_silence_ms=800)
     assert feed_in_chunks(detector, clip.samples, 1600) is not None
     assert detector.speech_started
-    # Beside a longer word it is still too short to count (a breath, a click).
+    # Beside a longer word it is dropped, as a breath or a click would be.
     longer = read_wav(speech_dir.parent / "human" / "jeudi.wav")
     both = AudioClip.concatenate([clip, longer, AudioClip.silence(1.0)])
     (kept,) = vad.speech_segments(both, pad_ms=0)
