@@ -80,18 +80,43 @@ def measures(row: dict[str, Any], weight: float) -> tuple[float | None, float | 
     return found_margin, gap
 
 
+def near_margin(row: dict[str, Any], weight: float) -> float | None:
+    """The best form's total evidence less its best near variant's (None without variants)."""
+    candidates = row["candidates"]
+    forms = [c for c in candidates if c["role"] == "form"]
+    near = [c for c in candidates if c["role"] == "near"]
+    if not forms or not near:
+        return None
+    best = max(forms, key=lambda c: _score(c, weight))
+
+    def total(c: dict[str, Any]) -> float:
+        return _score(c, weight) * int(c.get("tokens") or 0)
+
+    return total(best) - max(total(c) for c in near)
+
+
+NEAR_OFF = (-999.0, -999.0)
+"""Near thresholds that never reject: the rule as it was before near variants."""
+
+
 def accepted(
     row: dict[str, Any],
     weight: float,
     slack: float,
     margin: float,
     phones: tuple[float, float, float] | None = None,
+    near: tuple[float, float] | None = None,
 ) -> bool:
     """The rule's verdict on one stored try under one setting.
 
     ``phones``: (least phone fit, least phone margin, least decoder margin for the
     phone rule: -99 does not look at it); None leaves the phone rule out.
+    ``near``: (least decoder, least phoneme margin over the near variants); None
+    takes the app's (``NEAR_OFF``: the rule without them).
     """
+    near_min, phone_near_min = (
+        near if near is not None else (verdict.NEAR_MARGIN, verdict.PHONE_NEAR_MARGIN)
+    )
     found_margin, gap = measures(row, weight)
     fit_min, margin_min, floor = phones if phones is not None else (0.0, 0.0, -99.0)
     if phones is not None and found_margin is not None and found_margin < floor:
@@ -107,7 +132,37 @@ def accepted(
         heard_distractor=_heard_distractor(row),
         phone_fit_min=fit_min,
         phone_margin_min=margin_min,
+        near_margin=near_margin(row, weight),
+        phone_near_margin=row.get("phone_near_margin") if phones is not None else None,
+        near_margin_min=near_min,
+        phone_near_margin_min=phone_near_min,
     ).success
+
+
+NEAR_MARGINS = (-999.0, -1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)
+PHONE_NEAR_MARGINS = (-999.0, -0.1, 0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
+
+
+def choose_near(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every (decoder, phoneme) threshold over the near variants, the rest as the app
+    sets it, with its cost, best first (ties: fewer false accepts, then looser)."""
+    app_phones = (verdict.PHONE_FIT, verdict.PHONE_MARGIN, -99.0)
+    table = []
+    for near_min, phone_near_min in itertools.product(NEAR_MARGINS, PHONE_NEAR_MARGINS):
+        accepts = [
+            accepted(r, verdict.PRIOR_WEIGHT, verdict.TRANSCRIPT_SLACK, _app_margin(r),
+                     app_phones, (near_min, phone_near_min))
+            for r in rows
+        ]  # fmt: skip
+        fa, fr = errors(rows, accepts)
+        table.append(
+            {"near_margin": near_min, "phone_near_margin": phone_near_min,
+             "cost": FALSE_ACCEPT_COST * fa + fr, "false_accepts": fa, "false_rejects": fr}
+        )  # fmt: skip
+    table.sort(
+        key=lambda t: (t["cost"], t["false_accepts"], t["near_margin"], t["phone_near_margin"])
+    )
+    return table
 
 
 PHONE_FITS = tuple(round(-0.05 * i, 2) for i in range(41))
@@ -190,7 +245,10 @@ def rejection_reasons(rows: list[dict[str, Any]]) -> Counter[tuple[str, str, str
 
 
 def _speech(row: dict[str, Any]) -> str:
-    return "human" if row["voice"] == "human" else "synthetic"
+    if row["voice"] == "human":
+        return "human"
+    # The synthetic voices' sentences (verdicts.sentence_trials), apart from their words.
+    return "synthetic-sentences" if len(row["target"].split()) >= 3 else "synthetic"
 
 
 def _naming(row: dict[str, Any]) -> bool:
@@ -249,8 +307,10 @@ def breakdown(
     rows: list[dict[str, Any]],
     setting: Setting,
     phones: tuple[float, float, float] | None = None,
+    near: tuple[float, float] | None = None,
 ) -> list[dict[str, Any]]:
-    """Accept rate per voice group, exercise and kind of try under ``setting`` (and ``phones``)."""
+    """Accept rate per voice group, exercise and kind of try under ``setting`` (and
+    ``phones``, ``near``)."""
     out = []
     groups = sorted({(_speech(r), r["exercise"]) for r in rows})
     for group, exercise in groups:
@@ -264,6 +324,7 @@ def breakdown(
                     setting.slack,
                     setting.naming_margin if _naming(r) else setting.margin,
                     phones,
+                    near,
                 )
                 for r in of
             )
@@ -328,6 +389,19 @@ def main(argv: list[str] | None = None) -> int:
         )
         report["without_phones_breakdown"] = breakdown(rows, app)
         report["phones_table"] = phone_table[:40]
+    if any(r.get("near_margin") is not None for r in rows):
+        near_table = choose_near(rows)
+        for t in near_table[:8]:
+            print("near:", json.dumps(t))
+        app_phones = (verdict.PHONE_FIT, verdict.PHONE_MARGIN, -99.0)
+        report["near_app"] = [verdict.NEAR_MARGIN, verdict.PHONE_NEAR_MARGIN]
+        report["near_chosen"] = near_table[0]
+        report["near_off"] = next(
+            t for t in near_table if (t["near_margin"], t["phone_near_margin"]) == NEAR_OFF
+        )
+        report["near_app_breakdown"] = breakdown(rows, app, app_phones)
+        report["near_off_breakdown"] = breakdown(rows, app, app_phones, NEAR_OFF)
+        report["near_table"] = near_table[:40]
     write_report(args.out, report)
     print(f"chosen {best}; written {args.out}")
     return 0

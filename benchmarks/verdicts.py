@@ -181,10 +181,50 @@ def synthetic_trials(pictures: int) -> list[Trial]:
     return trials
 
 
+def sentence_trials(sentences: int) -> list[Trial]:
+    """Sentences of the repetition lists said by the two synthetic voices, right and wrong.
+
+    Wrong: a word left out, or a content word said as a phonological neighbour
+    drawn at random among its eight likeliest (the app's near variants try
+    only the first two: ``therapy_app.practice.variants``), each seeded by the
+    sentence. Each sentence's tries stay in its half (a hash of the sentence).
+    """
+    from therapy_app.analysis.closed_class import CLOSED_CLASS_WORDS
+    from therapy_app.exercises import default_content
+    from therapy_app.naming.sound_alikes import neighbours
+
+    pool = [t for t in default_content().all_sentences() if len(t.split()) >= 3]
+    order = np.random.default_rng(zlib.crc32(b"verdicts-sentences")).permutation(len(pool))
+    trials: list[Trial] = []
+    for index in order[:sentences]:
+        target = pool[int(index)]
+        words = [w.strip(".,;:!?") for w in target.split() if w.strip(".,;:!?")]
+        rng = np.random.default_rng(zlib.crc32(("verdicts-sentence:" + target).encode()))
+        tries = [("correct", tuple(words))]
+        drop = int(rng.integers(len(words)))
+        tries.append(("missing_word", (*words[:drop], *words[drop + 1 :])))
+        content = [i for i, w in enumerate(words) if w.lower() not in CLOSED_CLASS_WORDS]
+        swappable = [(i, n) for i in content if (n := neighbours(words[i].lower(), 8))]
+        if swappable:
+            i, near = swappable[int(rng.integers(len(swappable)))]
+            alike = str(near[int(rng.integers(len(near)))])
+            tries.append(("sound_alike", (*words[:i], alike, *words[i + 1 :])))
+        split = _half("sentence:" + target)
+        for voice in ("pico", "espeak"):
+            for kind, said in tries:
+                trials.append(Trial(voice, split, "repetition", kind, target, said))
+    return trials
+
+
 def freeze(trials: list[Trial], path: Path = BLIND_HASH) -> str:
     """SHA-256 of the blind trials; written once, then every run must find the same set."""
     blind = [asdict(t) for t in trials if t.split == "blind"]
     return frozen_digest(blind, path, f"{len(blind)} blind trials of benchmarks/verdicts.py")
+
+
+SENTENCES_BLIND_HASH = ROOT / "benchmarks" / "blind" / "verdicts_sentences.sha256"
+"""The synthetic sentence trials, added on 2026-12-08 (frozen apart: the first set's
+hash stays as it was)."""
 
 
 class Voices:
@@ -251,6 +291,8 @@ def measure(trials: list[Trial], voices: Voices) -> list[dict[str, Any]]:
                 "gap": None if result is None else result.transcript_gap,
                 "phone_fit": None if result is None else result.phone_fit,
                 "phone_margin": None if result is None else result.phone_margin,
+                "near_margin": None if result is None else result.near_margin,
+                "phone_near_margin": None if result is None else result.phone_near_margin,
                 "rank_margin": item.rank_margin,
                 "margin_kind": "naming" if item.rank_margin == NAMING_RANK_MARGIN else "sentence",
                 "target_per_token": None if result is None else result.target_per_token,
@@ -293,10 +335,13 @@ def rate(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def table(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """voice group -> split -> exercise -> kind -> accept rate (true accept for "correct")."""
+    """voice group -> split -> exercise -> kind -> accept rate (true accept for "correct").
+
+    The synthetic voices' sentences (:func:`sentence_trials`) are a group of their own.
+    """
     out: dict[str, Any] = {}
-    for group in ("human", "synthetic"):
-        mine = [r for r in rows if (r["voice"] == "human") == (group == "human")]
+    for group in ("human", "synthetic", "synthetic-sentences"):
+        mine = [r for r in rows if _group(r) == group]
         for split in ("calibration", "blind"):
             part = [r for r in mine if r["split"] == split]
             for exercise in sorted({r["exercise"] for r in part}):
@@ -306,6 +351,12 @@ def table(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     cell[kind] = rate([r for r in of if r["kind"] == kind])
                 cell["false_accept_all_errors"] = rate([r for r in of if r["kind"] != "correct"])
     return out
+
+
+def _group(row: dict[str, Any]) -> str:
+    if row["voice"] == "human":
+        return "human"
+    return "synthetic-sentences" if len(row["target"].split()) >= 3 else "synthetic"
 
 
 def guard(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -369,12 +420,20 @@ def main(argv: list[str] | None = None) -> int:
     voices = Voices()
     trials = human_trials(voices.words(), 6 if args.quick else 15)
     trials += synthetic_trials(8 if args.quick else 24)
+    sentences = sentence_trials(6 if args.quick else 32)
     if args.calibration_only:
+        trials += sentences
         rows = measure([t for t in trials if t.split == "calibration"], voices)
         write_report(args.calibration_only, {"calibration_rows": rows})
         print(f"{len(rows)} calibration rows -> {args.calibration_only}")
         return 0
     digest = freeze(trials) if not args.quick else None
+    sentences_digest = None
+    if not args.quick:
+        sentences_digest = freeze(
+            sentences, SENTENCES_BLIND_HASH
+        )
+    trials += sentences
     start = time.perf_counter()
     print(f"judging {len(trials)} tries on the real models...", flush=True)
     rows = measure(trials, voices)
@@ -386,6 +445,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "description": __doc__.split("\n\n")[1].replace("\n", " "),
         "blind_sha256": digest,
+        "sentences_blind_sha256": sentences_digest,
         "tries": len(rows),
         "measure_seconds": round(seconds, 1),
         "hear_and_score_seconds": {

@@ -112,3 +112,20 @@ def test_items_come_from_the_lists_when_the_target_is_there() -> None:
     with pytest.raises(TherapyAppError) as raised:
         item_for(ExerciseKind.NAMING, "licorne volante", content, bank)
     assert "dénomination" in raised.value.french()
+
+
+def test_a_sentence_to_repeat_is_judged_against_a_word_left_out_or_said_as_a_sound_alike() -> None:
+    # « mardi six novembre » for « mardi dix novembre » is far ahead of the other
+    # sentences and its phonemes fit the target: it passed before near variants.
+    item, source = item_for(
+        ExerciseKind.REPETITION, "mardi dix novembre", default_content(), default_bank()
+    )
+    assert "mardi six novembre" in item.near and "mardi novembre" in item.near
+    engines = shared_engines()
+    recognizer, vad = engines["recognizer"], engines["vad"]
+    right = judge(recognizer, vad, synthesize("mardi dix novembre"), item, source)
+    assert right.success and right.result is not None and right.result.near_margin > 0
+    for wrong in ("mardi six novembre", "mardi novembre"):
+        judged = judge(recognizer, vad, synthesize(wrong), item, source)
+        assert judged.result is not None and judged.result.near_margin < 0, wrong
+        assert not judged.success, (wrong, judged.result)

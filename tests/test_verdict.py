@@ -11,8 +11,10 @@ from storage_fixtures import make_record
 from therapy_app.analysis.answers import best_wer
 from therapy_app.storage import SessionRepository
 from therapy_app.verdict import (
+    NEAR_MARGIN,
     PHONE_FIT,
     PHONE_MARGIN,
+    PHONE_NEAR_MARGIN,
     PRIOR_WEIGHT,
     RANK_MARGIN,
     TRANSCRIPT_SLACK,
@@ -81,6 +83,33 @@ def test_both_scores_hearing_another_answer_overrule_the_words() -> None:
     assert decide(0.0, -0.55, None, rank_margin=0.6, phone_margin=-PHONE_MARGIN - 0.1).by_words
     assert decide(0.0, -2.43, None, phone_margin=-PHONE_MARGIN + 0.05).by_words
     assert decide(0.0, -2.43, None).by_words  # no phone reader: the words decide
+
+
+def test_a_sentence_must_beat_its_near_variants() -> None:
+    # « mardi six novembre » for « mardi dix novembre »: far ahead of other
+    # sentences, and the phonemes fit it well, but the decoder gives « Mardi six
+    # novembre. » more evidence, and the phonemes fit it better.
+    fit, lead = PHONE_FIT + 0.5, PHONE_MARGIN + 2.0
+    said_right = decide(1.0, 3.1, -0.3, phone_fit=fit, phone_margin=lead)
+    assert said_right.by_sound and said_right.by_phones
+    below, above = NEAR_MARGIN - 0.5, NEAR_MARGIN + 0.5
+    alike = decide(1.0, 3.1, -0.3, phone_fit=fit, phone_margin=lead, near_margin=below)
+    assert alike.by_phones and not alike.by_sound  # the phonemes still accept on their own
+    phones_too = decide(
+        1.0, 3.1, -0.3, phone_fit=fit, phone_margin=lead, near_margin=below,
+        phone_near_margin=PHONE_NEAR_MARGIN - 0.1,
+    )  # fmt: skip
+    assert not phones_too.success
+    kept = decide(
+        1.0, 3.1, -0.3, phone_fit=fit, phone_margin=lead, near_margin=above,
+        phone_near_margin=PHONE_NEAR_MARGIN + 0.1,
+    )  # fmt: skip
+    assert kept.by_sound and kept.by_phones
+    # A transcript one word off passes by words only when the decoder does not
+    # prefer a near variant; word for word the target, it passes anyway.
+    assert decide(0.25, near_margin=above).by_words
+    assert not decide(0.25, near_margin=below).success
+    assert decide(0.0, near_margin=below).by_words
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,12 @@ and the therapist's history and charts only read stored verdicts.
    not veto it; a transcript that is word for word one of the distractors
    does (a clear hearing of another answer is not overruled by a score).
    Needs the audio and the reader.
+4. **Near variants.** A sentence to repeat is also scored with each word left
+   out and each content word said as a phonological neighbour ("mardi six
+   novembre" for "mardi dix novembre"): the sound rule fails when the decoder
+   gives one of them more total evidence than the target (``NEAR_MARGIN``),
+   the phone rule when the phonemes fit one better (``PHONE_NEAR_MARGIN``), and
+   a transcript that is not word for word the target fails with the decoder.
 
 **Calibration.** ``PRIOR_WEIGHT``, ``RANK_MARGIN``, ``NAMING_RANK_MARGIN`` and
 ``TRANSCRIPT_SLACK`` were chosen together by ``benchmarks/verdict_calibration.py``
@@ -66,6 +72,13 @@ PHONE_FIT = -0.7
 (:meth:`therapy_app.asr.phone_reader.PhoneScores.fit`)."""
 PHONE_MARGIN = 0.8
 """Least lead of the target's phoneme fit over the best distractor's."""
+NEAR_MARGIN = 3.0
+"""Least lead of a sentence's total evidence (nats) over its best near variant
+(a word left out or said as a sound-alike: :mod:`therapy_app.practice.variants`).
+Totals, not means per token: the variants differ from the target by one word,
+and its log-likelihood ratio is diluted by the sentence's length in a mean."""
+PHONE_NEAR_MARGIN = 0.15
+"""Least lead of a sentence's phoneme fit over its best near variant's."""
 
 
 def evidence(per_token: float, prior_per_token: float | None) -> float:
@@ -117,6 +130,10 @@ def decide(
     heard_distractor: bool = False,
     phone_fit_min: float = PHONE_FIT,
     phone_margin_min: float = PHONE_MARGIN,
+    near_margin: float | None = None,
+    phone_near_margin: float | None = None,
+    near_margin_min: float = NEAR_MARGIN,
+    phone_near_margin_min: float = PHONE_NEAR_MARGIN,
 ) -> Verdict:
     """Apply the rule.
 
@@ -137,24 +154,34 @@ def decide(
             must not overrule.
         phone_fit_min: ``PHONE_FIT`` (other values only for calibration).
         phone_margin_min: ``PHONE_MARGIN`` (other values only for calibration).
+        near_margin: a sentence's total evidence less its best near variant's
+            (None: no variants, a single word).
+        phone_near_margin: its phoneme fit less its best near variant's.
+        near_margin_min: ``NEAR_MARGIN`` (other values only for calibration).
+        phone_near_margin_min: ``PHONE_NEAR_MARGIN`` (other values only for calibration).
 
     Returns:
         Which rule(s) hold.
     """
     contradicted = transcript_gap is not None and transcript_gap < -transcript_slack
+    # The decoder, or the phonemes, prefer the sentence with a word left out or
+    # said as a sound-alike: that error is what the try most likely was.
+    near_heard = near_margin is not None and near_margin < near_margin_min
+    near_phones = phone_near_margin is not None and phone_near_margin < phone_near_margin_min
     by_words = (
         wer is not None
         and wer <= WER_SUCCESS
-        and (wer == 0.0 or not contradicted)
+        and (wer == 0.0 or not (contradicted or near_heard))
         and not another_answer_heard(margin, phone_margin, rank_margin, phone_margin_min)
     )
-    by_sound = margin is not None and margin >= rank_margin and not contradicted
+    by_sound = margin is not None and margin >= rank_margin and not contradicted and not near_heard
     by_phones = (
         phone_fit is not None
         and phone_margin is not None
         and phone_fit >= phone_fit_min
         and phone_margin >= phone_margin_min
         and not heard_distractor
+        and not near_phones
     )
     return Verdict(by_words=by_words, by_sound=by_sound, by_phones=by_phones)
 

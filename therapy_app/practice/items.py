@@ -15,6 +15,7 @@ from therapy_app.naming.candidates import (
     find_competitors,
 )
 from therapy_app.practice.events import ExerciseKind, ItemPresented
+from therapy_app.practice.variants import sentence_variants
 from therapy_app.verdict import NAMING_RANK_MARGIN, RANK_MARGIN
 
 DISTRACTORS = 4
@@ -45,6 +46,9 @@ class ExerciseItem:
             (``verdict.NAMING_RANK_MARGIN`` for a picture, else ``verdict.RANK_MARGIN``).
         script_id: the script a patient line belongs to, stored with each try
             (None outside script practice, and for a bundled example).
+        near: what a patient says instead of a sentence to repeat (a word left
+            out, a sound-alike word: :func:`~therapy_app.practice.variants.sentence_variants`);
+            the target must beat each of them (``verdict.NEAR_MARGIN``).
     """
 
     kind: ExerciseKind
@@ -62,6 +66,7 @@ class ExerciseItem:
     category_label: str = ""
     rank_margin: float = RANK_MARGIN
     script_id: int | None = None
+    near: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -171,12 +176,15 @@ def repetition_item(
 
     A one-word target of the picture bank is also judged against its
     sound-alike and same-category rivals, in every determiner form, with
-    naming's margin (the rivals are as close as a picture's competitors).
+    naming's margin (the rivals are as close as a picture's competitors). A
+    sentence is also judged against itself with a word left out or said as a
+    sound-alike (``near``).
     """
     rivals = word_rivals(text, bank)
     distractors = tuple(closest_in_length(text, pool))
     if rivals is None:
-        return ExerciseItem(kind, text, text, (text,), distractors, level)
+        near = sentence_variants(text)
+        return ExerciseItem(kind, text, text, (text,), distractors, level, near=near)
     return ExerciseItem(
         kind,
         text,

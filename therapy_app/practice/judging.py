@@ -135,6 +135,8 @@ def report_lines(judgement: Judgement) -> list[str]:
         ("écart avec la transcription", result.transcript_gap),
         ("accord des phonèmes avec la cible", result.phone_fit),
         ("marge des phonèmes sur les concurrents", result.phone_margin),
+        ("marge sur les variantes proches", result.near_margin),
+        ("marge des phonèmes sur les variantes proches", result.phone_near_margin),
     )
     for label, value in numbers:
         lines.append(f"{label} : {'-' if value is None else f'{value:.2f}'}")
@@ -158,6 +160,7 @@ def as_json(judgement: Judgement) -> dict[str, object]:
         "accepted": list(item.accepted),
         "scored_forms": list(item.sound_forms or item.accepted),
         "distractors": list(item.distractors),
+        "near_variants": list(item.near),
         "allow_within": item.allow_within,
         "rank_margin": item.rank_margin,
         "heard": judgement.heard,

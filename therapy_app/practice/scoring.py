@@ -59,10 +59,12 @@ class CandidateScore:
 
     Attributes:
         text: the candidate as scored (sentence case).
-        role: "form" (an accepted form), "distractor" or "heard" (the free transcript).
+        role: "form" (an accepted form), "distractor", "near" (a near variant
+            of a sentence) or "heard" (the free transcript).
         per_token: mean log-probability per token given the recording.
         prior_per_token: the same given silence.
         evidence: what the rule compares (:func:`therapy_app.verdict.evidence`).
+        tokens: how many tokens ``per_token`` is the mean of (end of text included).
     """
 
     text: str
@@ -70,6 +72,12 @@ class CandidateScore:
     per_token: float
     prior_per_token: float | None
     evidence: float
+    tokens: int = 0
+
+    @property
+    def total_evidence(self) -> float:
+        """``evidence`` summed over the tokens: what near variants are compared by."""
+        return self.evidence * self.tokens
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,10 @@ class ScoreResult:
         phone_margin: that form's fit less the best distractor's (None
             without distractors with a pronunciation).
         by_phones: success came from the phone rule.
+        near_margin: the best form's total evidence less the best near
+            variant's (None without variants).
+        phone_near_margin: the best form's phoneme fit less the best near
+            variant's (None without variants or the reader).
     """
 
     success: bool
@@ -117,6 +129,8 @@ class ScoreResult:
     phone_fit: float | None = None
     phone_margin: float | None = None
     by_phones: bool = False
+    near_margin: float | None = None
+    phone_near_margin: float | None = None
 
 
 class EncodeOnce:
@@ -211,6 +225,7 @@ def score_try(
     sound_forms: Sequence[str] | None = None,
     allow_within: bool = False,
     rank_margin: float = RANK_MARGIN,
+    near: Sequence[str] = (),
 ) -> ScoreResult:
     """Apply the rule to one recording.
 
@@ -228,6 +243,9 @@ def score_try(
         allow_within: see :func:`best_wer`.
         rank_margin: the sound rule's margin (``verdict.RANK_MARGIN``;
             naming passes ``verdict.NAMING_RANK_MARGIN``).
+        near: near variants of a sentence target (``ExerciseItem.near``),
+            scored in a batch of their own so that the other scores are those
+            of a try without them.
 
     Returns:
         The verdict and its numbers.
@@ -236,6 +254,7 @@ def score_try(
     wer, matched_by_words = best_wer(heard, accepted, allow_within)
     spoken = accepted if sound_forms is None else sound_forms
     forms, wrong = _scored_texts(spoken, distractors)
+    variants = _near_texts(near, [*forms, *wrong])
     # Written like the forms: as transcribed (lower case, no stop) it scored lower
     # for its writing alone, which loosened the transcript check.
     own = as_sentence(heard)
@@ -247,11 +266,16 @@ def score_try(
     # then the same at every try of the item, and computed once.
     rivals = sum(role != "heard" for role in roles.values())
     found = []
-    phone_fit = phone_margin = None
+    phone_fit = phone_margin = phone_near = None
     if roles and clip.duration:
         encoded = recognizer.encode(clip)
         found = recognizer.score(encoded, list(roles), priors_for=rivals)
-        phone_fit, phone_margin = _phone_measures(recognizer, encoded, forms, wrong)
+        phone_fit, phone_margin, phone_near = _phone_measures(
+            recognizer, encoded, forms, wrong, variants
+        )
+        if variants:
+            found += recognizer.score(encoded, variants, priors_for=len(variants))
+            roles.update(dict.fromkeys(variants, "near"))
     scored = {
         c.text: CandidateScore(
             c.text,
@@ -259,12 +283,13 @@ def score_try(
             c.logprob_per_token,
             c.prior_per_token,
             evidence(c.logprob_per_token, c.prior_per_token),
+            _token_count(c.logprob, c.logprob_per_token),
         )
         for c in found
     }
     totals = {c.text: c.logprob for c in found}
     best = max(forms, key=lambda f: scored[f].evidence) if scored and forms else None
-    margin = gap = target_lp = target_pt = None
+    margin = gap = target_lp = target_pt = near_margin = None
     rank = None
     if best is not None:
         target = scored[best]
@@ -272,6 +297,9 @@ def score_try(
         if wrong:
             margin = target.evidence - max(scored[w].evidence for w in wrong)
             rank = 1 + sum(scored[w].evidence > target.evidence for w in wrong)
+        if variants:
+            rival = max(scored[v].total_evidence for v in variants)
+            near_margin = target.total_evidence - rival
         if own and own not in forms:
             # Plain scores here: the transcript is the decoder's own best string, and
             # taking the prior off would reward it for being an odd one ("Le chefau.").
@@ -285,6 +313,8 @@ def score_try(
         phone_fit=phone_fit,
         phone_margin=phone_margin,
         heard_distractor=heard_distractor,
+        near_margin=near_margin,
+        phone_near_margin=phone_near,
     )
     by_words, by_sound, success = verdict.by_words, verdict.by_sound, verdict.success
     matched = matched_by_words if by_words or best is None else _plain(best, spoken)
@@ -305,9 +335,11 @@ def score_try(
         phone_fit=phone_fit,
         phone_margin=phone_margin,
         by_phones=verdict.by_phones,
+        near_margin=near_margin,
+        phone_near_margin=phone_near,
     )
     _LOGGER.info(
-        "scored %r vs %r: wer=%s margin=%s gap=%s phones=%s/%s -> %s",
+        "scored %r vs %r: wer=%s margin=%s gap=%s phones=%s/%s near=%s/%s -> %s",
         heard,
         result.matched,
         _fmt(wer),
@@ -315,6 +347,8 @@ def score_try(
         _fmt(gap),
         _fmt(phone_fit),
         _fmt(phone_margin),
+        _fmt(near_margin),
+        _fmt(phone_near),
         "success" if success else "miss",
     )
     return result
@@ -329,6 +363,16 @@ def _scored_texts(spoken: Sequence[str], distractors: Sequence[str]) -> tuple[li
     return forms, wrong
 
 
+def _near_texts(near: Sequence[str], scored: Sequence[str]) -> list[str]:
+    """Near variants as the recogniser scores them, none already scored otherwise."""
+    taken = set(scored)
+    return [v for v in dict.fromkeys(as_sentence(n) for n in near if n.strip()) if v not in taken]
+
+
+def _token_count(total: float, per_token: float) -> int:
+    return round(total / per_token) if per_token else 0
+
+
 def prime_item(recognizer: SpeechRecognizer, item: ExerciseItem) -> None:
     """Compute before the try what scoring ``item`` needs whatever is said.
 
@@ -338,27 +382,39 @@ def prime_item(recognizer: SpeechRecognizer, item: ExerciseItem) -> None:
     """
     spoken = item.accepted if item.sound_forms is None else item.sound_forms
     forms, wrong = _scored_texts(spoken, item.distractors)
+    variants = _near_texts(item.near, [*forms, *wrong])
     recognizer.prime([*forms, *wrong])
+    recognizer.prime(variants)
     if recognizer.phones is not None:
-        for text in (*forms, *wrong):
+        for text in (*forms, *wrong, *variants):
             label_of(text)
 
 
 def _phone_measures(
-    recognizer: Recognizer, encoded: EncodedAudio, forms: list[str], wrong: list[str]
-) -> tuple[float | None, float | None]:
-    """(fit of the best accepted form, its margin over the best distractor) by the phone reader."""
+    recognizer: Recognizer,
+    encoded: EncodedAudio,
+    forms: list[str],
+    wrong: list[str],
+    variants: list[str],
+) -> tuple[float | None, float | None, float | None]:
+    """By the phone reader: the best accepted form's fit, its margin over the best
+    distractor, and its margin over the best near variant."""
     reader = getattr(recognizer, "phones", None)
     if reader is None:
-        return None, None
-    scores = reader.score(encoded, [*forms, *wrong])
+        return None, None, None
+    scores = reader.score(encoded, [*forms, *wrong, *variants])
     fits = {t: f for t in scores.scores if (f := scores.fit(t)) is not None}
     known = [f for f in forms if f in fits]
     if not known:
-        return None, None
+        return None, None, None
     best = max(fits[f] for f in known)
     rivals = [fits[w] for w in wrong if w in fits]
-    return best, (best - max(rivals) if rivals else None)
+    near = [fits[v] for v in variants if v in fits]
+    return (
+        best,
+        best - max(rivals) if rivals else None,
+        best - max(near) if near else None,
+    )
 
 
 def score_heard(
@@ -385,6 +441,7 @@ def score_heard(
         item.sound_forms,
         item.allow_within,
         rank_margin=item.rank_margin,
+        near=item.near,
     )
 
 
