@@ -484,7 +484,11 @@ def verdicts(data: Json) -> list[str]:
         "and rule). Human: Armelle's telephone recordings, words split by a hash into a "
         "calibration half and a blind half frozen by its SHA-256 "
         f"(`{str(data['blind_sha256'])[:16]}…`, reported in aggregate only). Synthetic: "
-        "Pico and espeak-ng naming pictures and repeating words. Rates with Wilson 95 % "
+        "Pico and espeak-ng naming pictures and repeating words; *synthetic-sentences*: the "
+        "same voices repeating sentences of the lists right, with a word left out, or with a "
+        "content word said as a phonological neighbour (added 2026-12-08, their blind half "
+        "frozen apart: "
+        f"`{str(data.get('sentences_blind_sha256') or '')[:16]}…`). Rates with Wilson 95 % "
         "intervals. Target on the blind human half: true accept ≥ 90 %, false accept of "
         "sound-alike errors ≤ 5 %. Hearing and scoring one try: median "
         f"{num(timing['median'], 2, 's')}, p90 {num(timing['p90'], 2, 's')}.",
@@ -502,10 +506,12 @@ def verdicts(data: Json) -> list[str]:
                         _rate_ci(kinds.get("correct")),
                         _rate_ci(kinds.get("sound_alike")),
                         _rate_ci(kinds.get("cut")),
+                        _rate_ci(kinds.get("missing_word")),
                         _rate_ci(kinds.get("false_accept_all_errors")),
                     ]
                 )
     header = ["speech", "half", "exercise", "true accept", "FA sound-alike", "FA cut word"]
+    header += ["FA word missing"]
     out += table([*header, "FA all errors"], rows)
     return out + _label_guard(data.get("guard"))
 
@@ -544,6 +550,17 @@ def verdict_calibration(data: Json) -> list[str]:
             ("", {}, data["phones_app_breakdown"]),
         ]
         names += ["the app's decoder rule alone", f"with phonemes (fit ≥ {fit}, margin ≥ {lead})"]
+    if "near_app_breakdown" in data:
+        # Near variants of sentences (decision 0036), the other settings as the app has them.
+        near, phone_near = data["near_app"]
+        settings += [
+            ("", {}, data["near_off_breakdown"]),
+            ("", {}, data["near_app_breakdown"]),
+        ]
+        names += [
+            "without near variants",
+            f"with near variants (decoder lead ≥ {near} nats, phonemes ≥ {phone_near})",
+        ]
     keys = [(r["speech"], r["exercise"], r["kind"]) for r in settings[0][2]]
     rows = []
     for key in keys:
@@ -885,8 +902,10 @@ def phrase_book(data: Json) -> list[str]:
         "among the phrase match's candidates, clear or not (what a better decision could "
         "reach); *book sentence first*: a phrase-book "
         "sentence is proposed first (not in the book: always wrong); *another book "
-        "sentence*: a wrong one. Wilson 95 % intervals. The dev half may be tuned on; the "
-        "blind half is frozen "
+        "sentence*: a wrong one. Wilson 95 % intervals. The dev half may be tuned on; "
+        "*dev2* (other sentences of the dev half and other halting dev utterances, built on "
+        "2026-12-08 after every setting was chosen) tells whether the settings carry over "
+        "without reading the blind half; the blind half is frozen "
         f"(`benchmarks/blind/phrase_book.sha256`, `{str(data['blind_sha256'])[:16]}…`) and "
         "reported in aggregate only."
         + (" **Quick run (a fifth of the utterances).**" if data.get("quick") else ""),

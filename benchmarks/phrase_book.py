@@ -175,7 +175,7 @@ class Measure:
                 "proposals": [f"{p} [{s}]" for p, s in props],
                 "matches": [[m.phrase.text, m.lexical, m.acoustic, m.clear] for m in matches[:3]],
             }
-        if item.split == "dev":  # the blind half's items are never written out
+        if item.split != "blind":  # the blind half's items are never written out
             row["details"] = details
         return row
 
@@ -343,8 +343,10 @@ def main(argv: list[str] | None = None) -> int:
         "blind_sha256": digest,
         "summary": summary,
         "latency": timing,
-        "dev_rows": [
-            {k: v for k, v in r.items() if k != "fingerprint"} for r in rows if r["split"] == "dev"
+        "dev_rows": [  # the dev sets' rows (never the blind half's)
+            {k: v for k, v in r.items() if k != "fingerprint"}
+            for r in rows
+            if r["split"] != "blind"
         ],
     }
     write_report(args.out, results)

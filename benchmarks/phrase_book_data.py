@@ -16,6 +16,11 @@
   voice band-limited to the telephone band like hers ("lundi … médecin").
 * **Out-of-book utterances**: the halting benchmark's own utterances (its dev or
   blind set, same sampling, voices and rooms) whose meaning is in no sentence.
+* **A second dev set** (``dev2``): more utterances of the dev half's sentences (those
+  the ``dev`` set did not draw, with their own renderings) and of the halting
+  benchmark's dev set (items its 120-item sample left out). The match's settings were
+  designed on ``dev``; ``dev2`` was built after them (2026-12-08) to tell whether they
+  generalise, without reading the blind half.
 * **Books**: per utterance, 20 / 100 / 300 sentences drawn by a seed from the
   327, nested, holding the meant sentence for in-book utterances.
 """
@@ -46,7 +51,9 @@ from therapy_app.audio.clip import SAMPLE_RATE, AudioClip
 from therapy_app.phrases.model import Gender, Phrase, PhraseBook, PhraseSource
 
 SIZES = (20, 100, 300)
-SPLITS = ("dev", "blind")
+SPLITS = ("dev", "dev2", "blind")
+# The half of the sentences (and of the halting benchmark) each split draws from.
+_HALF = {"dev": "dev", "dev2": "dev", "blind": "blind"}
 # Utterances per split (the blind lists are frozen with these counts).
 IN_BOOK = 60
 ARMELLE = 10
@@ -246,7 +253,8 @@ def _bins(k: int) -> str:
 @functools.cache
 def in_book_items(split: str, count: int = IN_BOOK) -> tuple[BenchItem, ...]:
     """``count`` telegraphic utterances of the half's sentences (a seeded sample)."""
-    pool = [s for s in sentences() if split_of(s.text) == split]
+    taken = _dev_sentences() if split == "dev2" else set()  # dev2: sentences dev left
+    pool = [s for s in sentences() if split_of(s.text) == _HALF[split] and s.text not in taken]
     order = seeded("phrase-book-items", split).permutation(len(pool))
     chosen = [pool[int(i)] for i in order[:count]]
     voices = voice_rotation(len(chosen), "phrase-book:" + split)
@@ -269,6 +277,11 @@ def in_book_items(split: str, count: int = IN_BOOK) -> tuple[BenchItem, ...]:
     return tuple(out)
 
 
+def _dev_sentences() -> set[str]:
+    """The sentences the ``dev`` set's utterances mean."""
+    return {it.meant[0] for it in (*in_book_items("dev"), *armelle_items("dev"))}
+
+
 def armelle_word(said: str) -> str | None:
     """The first word of ``said`` that Armelle recorded ("un" is left out: an article)."""
     return next((w for w in said.split() if w in _ARMELLE_WORDS), None)
@@ -277,7 +290,8 @@ def armelle_word(said: str) -> str | None:
 @functools.cache
 def armelle_items(split: str, count: int = ARMELLE) -> tuple[BenchItem, ...]:
     """Telegraphic utterances of the half's sentences that keep one of Armelle's words."""
-    pool = [s for s in sentences() if split_of(s.text) == split]
+    taken = _dev_sentences() if split == "dev2" else set()
+    pool = [s for s in sentences() if split_of(s.text) == _HALF[split] and s.text not in taken]
     order = seeded("phrase-book-armelle", split).permutation(len(pool))
     voices = voice_rotation(len(pool), "phrase-book-armelle:" + split)
     out: list[BenchItem] = []
@@ -321,7 +335,7 @@ def out_of_book_items(split: str, count: int = OUT_OF_BOOK) -> tuple[BenchItem, 
     """Halting-benchmark utterances whose meaning is in none of the 327 sentences."""
     book = texts()
     out = []
-    for item, voice, pause_bin in halting_items(split):
+    for item, voice, pause_bin in halting_items(split) if split != "dev2" else _unsampled_dev():
         if any(same_meaning(ref, text) for ref in item.refs for text in book):
             continue
         uid = "oob-" + item.uid.replace(":", "-")
@@ -342,6 +356,14 @@ def out_of_book_items(split: str, count: int = OUT_OF_BOOK) -> tuple[BenchItem, 
         if len(out) == count:
             break
     return tuple(out)
+
+
+def _unsampled_dev() -> tuple[tuple[EvalItem, VoiceSpec, str], ...]:
+    """The halting benchmark's dev items its 120-item sample left out, with voices and bins."""
+    sampled = {item.uid for item, _, _ in halting_items("dev")}
+    rest = [item for item in load_items("dev") if item.uid not in sampled]
+    rotation = voice_rotation(len(rest), "phrase-book-oob:dev2")
+    return tuple((item, rotation[k], _bins(k)) for k, item in enumerate(rest))
 
 
 def items(split: str, quick: bool = False) -> list[BenchItem]:

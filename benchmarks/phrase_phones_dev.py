@@ -1,18 +1,19 @@
-"""Chooses the phrase match's phoneme settings on the phrase-book benchmark's dev half.
+"""Chooses the phrase match's phoneme settings on the phrase-book benchmark's dev sets.
 
 Usage::
 
     python benchmarks/phrase_phones_dev.py collect   # hear every dev utterance once (resumable)
     python benchmarks/phrase_phones_dev.py sweep     # replay the settings grid offline
 
-``collect`` runs the dev half of ``benchmarks/phrase_book.py`` (its utterances,
-audio and books) through the app's path, ``chain.hear`` and ``chain.correct``
-without a book, and keeps per utterance the transcript, the corrector's
-proposals and the phone reader's posteriors of the clip the recogniser heard
-(``build/phrase_phones``, about 2 minutes). ``sweep`` scores every sentence of
-each utterance's books with ``therapy_app.phrases.match.combined_scores`` for
-each setting of :data:`GRID` and replays the decision: the first proposal is the
-clear match or else the corrector's first. It keeps the setting with the most
+``collect`` runs the dev sets of ``benchmarks/phrase_book.py`` (``dev`` and, since
+2026-12-08, ``dev2``: their utterances, audio and books) through the app's path,
+``chain.hear`` and ``chain.correct`` without a book, and keeps per utterance the
+transcript, the corrector's proposals and the phone reader's posteriors of the clip
+the recogniser heard (``build/phrase_phones``, about 2 minutes a set). ``sweep``
+scores every sentence of each utterance's books with
+``therapy_app.phrases.match.combined_scores`` for each setting of :data:`GRID` and
+replays the decision: the first proposal is the clear match or else the corrector's
+first. It keeps the setting with the most
 meant sentences first in a 100-sentence book among those that put a book
 sentence first for at most 5 % of the utterances whose meaning is not in the
 book, at every size. Writes ``benchmarks/results/phrase_phones_dev.json``.
@@ -37,6 +38,12 @@ import benchmarks.phrase_book_data as data  # noqa: E402
 
 WORK = ROOT / "build" / "phrase_phones"
 AUDIO = ROOT / "build" / "phrase_book" / "audio"
+DEV_SPLITS = ("dev", "dev2")
+
+
+def dev_items() -> list[data.BenchItem]:
+    """Every utterance of the dev sets (never the blind half)."""
+    return [item for split in DEV_SPLITS for item in data.items(split)]
 
 
 def collect() -> None:
@@ -52,7 +59,7 @@ def collect() -> None:
     services = measure.services
     reader = services.recognizer.phones
     assert reader is not None
-    for n, item in enumerate(data.items("dev"), 1):
+    for n, item in enumerate(dev_items(), 1):
         if item.uid in done:
             continue
         clip = data.cached_clip(item, AUDIO)
@@ -98,7 +105,7 @@ def _scored(rows: list[dict[str, Any]], leave: float, unexplained: float) -> dic
     settings = replace(
         match.DEFAULT_SETTINGS, phone_leave=leave, phone_unexplained=unexplained, phone_lexical=0.0
     )
-    items = {i.uid: i for i in data.items("dev")}
+    items = {i.uid: i for i in dev_items()}
     out: dict[str, Any] = {}
     for row in rows:
         path = WORK / f"{row['uid']}.npy"
@@ -174,7 +181,7 @@ def sweep() -> None:
     from benchmarks.bookkeeping import write_report
 
     rows = load_rows()
-    items = {i.uid: i for i in data.items("dev")}
+    items = {i.uid: i for i in dev_items()}
     books = {
         row["uid"]: {s: [p.text for p in data.book_for(items[row["uid"]], s).phrases]
                      for s in data.SIZES}

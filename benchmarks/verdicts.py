@@ -430,9 +430,7 @@ def main(argv: list[str] | None = None) -> int:
     digest = freeze(trials) if not args.quick else None
     sentences_digest = None
     if not args.quick:
-        sentences_digest = freeze(
-            sentences, SENTENCES_BLIND_HASH
-        )
+        sentences_digest = freeze(sentences, SENTENCES_BLIND_HASH)
     trials += sentences
     start = time.perf_counter()
     print(f"judging {len(trials)} tries on the real models...", flush=True)

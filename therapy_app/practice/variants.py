@@ -9,7 +9,7 @@ MAX_VARIANTS = 12
 """Most variants scored per sentence (each costs a row of the decoder's batch)."""
 SOUND_ALIKES_PER_WORD = 2
 
-_EDGE_PUNCTUATION = ".,;:!?…«»\"()"
+_EDGE_PUNCTUATION = '.,;:!?…«»"()'
 # Spoken French drops the negation's « ne » ("je sais pas"): not an error to catch.
 _NEVER_LEFT_OUT = frozenset({"ne", "n'"})
 
