@@ -53,7 +53,7 @@ from therapy_app.phrases.model import Gender, Phrase, PhraseBook, PhraseSource
 SIZES = (20, 100, 300)
 SPLITS = ("dev", "dev2", "blind")
 # The half of the sentences (and of the halting benchmark) each split draws from.
-_HALF = {"dev": "dev", "dev2": "dev", "blind": "blind"}
+HALF = {"dev": "dev", "dev2": "dev", "blind": "blind"}
 # Utterances per split (the blind lists are frozen with these counts).
 IN_BOOK = 60
 ARMELLE = 10
@@ -254,7 +254,7 @@ def _bins(k: int) -> str:
 def in_book_items(split: str, count: int = IN_BOOK) -> tuple[BenchItem, ...]:
     """``count`` telegraphic utterances of the half's sentences (a seeded sample)."""
     taken = _dev_sentences() if split == "dev2" else set()  # dev2: sentences dev left
-    pool = [s for s in sentences() if split_of(s.text) == _HALF[split] and s.text not in taken]
+    pool = [s for s in sentences() if split_of(s.text) == HALF[split] and s.text not in taken]
     order = seeded("phrase-book-items", split).permutation(len(pool))
     chosen = [pool[int(i)] for i in order[:count]]
     voices = voice_rotation(len(chosen), "phrase-book:" + split)
@@ -291,7 +291,7 @@ def armelle_word(said: str) -> str | None:
 def armelle_items(split: str, count: int = ARMELLE) -> tuple[BenchItem, ...]:
     """Telegraphic utterances of the half's sentences that keep one of Armelle's words."""
     taken = _dev_sentences() if split == "dev2" else set()
-    pool = [s for s in sentences() if split_of(s.text) == _HALF[split] and s.text not in taken]
+    pool = [s for s in sentences() if split_of(s.text) == HALF[split] and s.text not in taken]
     order = seeded("phrase-book-armelle", split).permutation(len(pool))
     voices = voice_rotation(len(pool), "phrase-book-armelle:" + split)
     out: list[BenchItem] = []

@@ -34,7 +34,7 @@ def test_in_book_utterances_are_telegraphic_renditions_of_their_own_half():
     for split in data.SPLITS:
         items = data.in_book_items(split)
         assert len(items) == data.IN_BOOK
-        assert all(data.split_of(it.meant[0]) == split for it in items)
+        assert all(data.split_of(it.meant[0]) == data.HALF[split] for it in items)
         changed = [it for it in items if it.said != normalize_text(it.meant[0])]
         assert len(changed) >= 0.9 * len(items)
         # Shorter on the whole: words dropped, as a telegraphic speaker does.
@@ -43,12 +43,20 @@ def test_in_book_utterances_are_telegraphic_renditions_of_their_own_half():
         assert {it.family for it in items} >= {"pico", "espeak-fr"}
 
 
+def test_the_second_dev_set_means_other_sentences_and_other_utterances_than_the_first():
+    first, second = data.items("dev"), data.items("dev2")
+    meant = {it.meant[0] for it in first if it.kind != "out-of-book"}
+    assert not meant & {it.meant[0] for it in second if it.kind != "out-of-book"}
+    assert not {it.uid for it in first} & {it.uid for it in second}
+    assert not {it.origin for it in first if it.origin} & {it.origin for it in second}
+
+
 def test_armelle_utterances_keep_one_of_her_recorded_words():
     for split in data.SPLITS:
         items = data.armelle_items(split)
         assert len(items) == data.ARMELLE
         assert all(data.armelle_word(it.said) for it in items)
-        assert all(data.split_of(it.meant[0]) == split for it in items)
+        assert all(data.split_of(it.meant[0]) == data.HALF[split] for it in items)
 
 
 def test_out_of_book_utterances_mean_nothing_of_the_book():
