@@ -360,22 +360,3 @@ def test_the_training_package_never_imports_the_build_tree():
                 names = [node.module]
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "models"]
     assert not offenders
-
-
-def test_training_states_get_noise_and_time_masks_that_a_seed_repeats():
-    from therapy_voice.augment import MASK_FRAMES, MASK_SPAN, augment_states
-
-    states = torch.randn(2, 1500, 8)
-    assert augment_states(states, 0.0, 0) is states  # off: the states as prepared
-    torch.manual_seed(7)
-    masked = augment_states(states, 0.0, 2)
-    torch.manual_seed(7)
-    assert torch.equal(masked, augment_states(states, 0.0, 2))  # what a resumed run does
-    for row in range(2):
-        changed = (masked[row] != states[row]).any(dim=1).nonzero().flatten()
-        assert MASK_FRAMES[0] <= len(changed) <= 2 * MASK_FRAMES[1]
-        assert int(changed.max()) < MASK_SPAN  # only where a short recording's speech is
-        assert torch.allclose(masked[row, changed], states[row].mean(0).expand(len(changed), -1))
-    noisy = augment_states(states, 0.1, 0)
-    spread = float((noisy - states).std() / states.std())
-    assert 0.08 < spread < 0.12 and not torch.equal(noisy, states)

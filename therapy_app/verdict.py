@@ -72,12 +72,12 @@ PHONE_FIT = -0.7
 (:meth:`therapy_app.asr.phone_reader.PhoneScores.fit`)."""
 PHONE_MARGIN = 0.8
 """Least lead of the target's phoneme fit over the best distractor's."""
-NEAR_MARGIN = 3.0
+NEAR_MARGIN = 0.0
 """Least lead of a sentence's total evidence (nats) over its best near variant
 (a word left out or said as a sound-alike: :mod:`therapy_app.practice.variants`).
 Totals, not means per token: the variants differ from the target by one word,
 and its log-likelihood ratio is diluted by the sentence's length in a mean."""
-PHONE_NEAR_MARGIN = 0.15
+PHONE_NEAR_MARGIN = 0.0
 """Least lead of a sentence's phoneme fit over its best near variant's."""
 
 

@@ -32,7 +32,6 @@ import torch
 
 from therapy_app.asr.verbatim import verbatim_text
 from therapy_app.model_store import sha256_file
-from therapy_voice.augment import augment_states
 from therapy_voice.lora import LoraSettings, adapter_arrays, attach_lora, attach_saved, load_into
 from therapy_voice.manifest import Manifest, ManifestError
 from therapy_voice.prepare import PreparedItem
@@ -68,13 +67,6 @@ LEARNING_RATE = 2e-4
 # gave 51 %; on 18 clean TTS recordings of another voice (shipped 9 %) the same
 # adapters gave 9, 15, 21 and 26 %. 0.2 keeps over half the gain and drifts less.
 KL_WEIGHT = 0.2
-# Noise (x the states' std) and time masks on the cached encoder states while
-# training (therapy_voice.augment). On enrolment recordings never trained (greedy
-# WER, 95 recordings each, benchmarks/personal_recipe_dev.py at 2026-12-08):
-# pico-fronting 58.1 -> 52.5 %, espeak-liquids 55.6 -> 48.5 %; twice as much
-# (0.2, 4 masks) gave 57.1 % on the first (docs/decisions/0037).
-STATE_NOISE = 0.1
-TIME_MASKS = 2
 EVAL_ITEMS = 16  # training recordings whose loss is measured before and after
 CHECKPOINT_EVERY_S = 60.0
 
@@ -119,9 +111,6 @@ class Recipe:
         alpha: adapter scale numerator.
         dropout: dropout on the adapters' input. None by default: the KL term
             regularises, and dropout cost a tenth of the forward pass.
-        state_noise: Gaussian noise on the encoder states while training, as a
-            share of their standard deviation (``therapy_voice.augment``).
-        time_masks: time spans of the encoder states masked per recording and step.
     """
 
     batch: int
@@ -134,8 +123,6 @@ class Recipe:
     rank: int = 16
     alpha: float = 32.0
     dropout: float = 0.0
-    state_noise: float = STATE_NOISE
-    time_masks: int = TIME_MASKS
 
     @classmethod
     def for_items(cls, count: int, precision: str, max_steps: int | None = None) -> Recipe:
@@ -349,8 +336,6 @@ class Trainer:
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """(cross-entropy of the words, KL to the reference) over both forms of ``items``."""
         tokens, labels, states = self._tensors(items)
-        if self.decoder.training:  # never while measuring (evaluate)
-            states = augment_states(states, self.recipe.state_noise, self.recipe.time_masks)
         keep = labels != IGNORE
         labels = labels[keep]
         bf16 = self.recipe.precision == "bf16"
