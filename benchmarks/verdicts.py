@@ -1,6 +1,6 @@
 """Verdicts on human and synthetic speech, per exercise, judged exactly as practice judges them.
 
-Usage: ``python benchmarks/verdicts.py [--quick]`` (about 10 minutes; --quick: 2)
+Usage: ``python benchmarks/verdicts.py [--quick]`` (about 20 minutes; --quick: 4)
 
 Every try goes through :func:`therapy_app.practice.judging.item_for` (the item
 practice builds: accepted forms, distractors, margin) and
@@ -20,6 +20,10 @@ verdict reported is the one a patient gets for that recording.
 * **Synthetic**: the app's voice (SVOX Pico) and espeak-ng naming pictures of
   the bank ("un chameau") and repeating words ("le chapeau"): right, a
   phonological competitor, a same-category competitor, a lexicon neighbour.
+* **Synthetic sentences** (since 2026-12-08, blind half frozen apart in
+  ``benchmarks/blind/verdicts_sentences.sha256``): the same voices repeating
+  sentences of the lists right, with a word left out, and with a content word
+  said as a phonological neighbour (:func:`sentence_trials`).
 
 Prints true accept and false accept with Wilson 95 % intervals per voice,
 exercise and kind of error, and writes ``benchmarks/results/verdicts.json``.

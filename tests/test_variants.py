@@ -38,3 +38,10 @@ def test_a_sentence_to_repeat_carries_its_variants_and_a_picture_word_does_not()
     assert "mardi six novembre" in sentence.near
     word, _ = item_for(ExerciseKind.REPETITION, "le chapeau", content, bank)
     assert word.near == ()  # judged against its sound-alikes as a picture name
+
+
+def test_no_variant_is_listed_twice() -> None:
+    # Either « très » left out gives the same sentence: it is scored once.
+    found = sentence_variants("Il fait très très froid.")
+    assert found.count("Il fait très froid.") == 1
+    assert len(found) == len(set(found)), found

@@ -76,7 +76,10 @@ NEAR_MARGIN = 0.0
 """Least lead of a sentence's total evidence (nats) over its best near variant
 (a word left out or said as a sound-alike: :mod:`therapy_app.practice.variants`).
 Totals, not means per token: the variants differ from the target by one word,
-and its log-likelihood ratio is diluted by the sentence's length in a mean."""
+and its log-likelihood ratio is diluted by the sentence's length in a mean.
+0 with ``PHONE_NEAR_MARGIN``: the target merely preferred to every variant; the
+calibration grid's least cost (3.0 and 0.15) rejected most right sentences,
+the app's own voice included (docs/decisions/0036-sentence-near-variants.md)."""
 PHONE_NEAR_MARGIN = 0.0
 """Least lead of a sentence's phoneme fit over its best near variant's."""
 

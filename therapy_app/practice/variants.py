@@ -45,7 +45,7 @@ def sentence_variants(text: str) -> tuple[str, ...]:
 
     def add(words: list[str]) -> None:
         variant = " ".join(w for w in words if w)
-        if variant and variant.lower() != own and variant not in found:
+        if variant and variant.lower() != own and variant + end not in found:
             found.append(variant + end)
 
     for i in range(len(bare)):
