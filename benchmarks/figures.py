@@ -535,7 +535,11 @@ def verdict_calibration(data: Json) -> list[str]:
             data["best_without_prior"]["setting"],
             data["best_without_prior_breakdown"],
         ),
-        ("chosen", data["chosen"], data["chosen_breakdown"]),
+        (
+            "least cost on these rows",
+            data["chosen"],
+            data["chosen_breakdown"],
+        ),
     ]
     names = [
         f"{label}: prior {s['prior_weight']}, margin {s['margin']}, naming "
