@@ -20,7 +20,8 @@
   the ``dev`` set did not draw, with their own renderings) and of the halting
   benchmark's dev set (items its 120-item sample left out). The match's settings were
   designed on ``dev``; ``dev2`` was built after them (2026-12-08) to tell whether they
-  generalise, without reading the blind half.
+  generalise, without reading the blind half, and the phoneme settings were then chosen
+  on both (docs/decisions/0038-phrase-match-second-dev-set.md).
 * **Books**: per utterance, 20 / 100 / 300 sentences drawn by a seed from the
   327, nested, holding the meant sentence for in-book utterances.
 """
